@@ -1,0 +1,1 @@
+//! The allocation watch (being built).

@@ -1,0 +1,1 @@
+//! Structured, rate-limited diagnostics (being built).

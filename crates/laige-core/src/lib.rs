@@ -1,0 +1,32 @@
+//! # laige-core
+//!
+//! The foundation every other laige crate stands on, in order of importance:
+//!
+//! 1. **Deterministic math** ([`math`]): the Q16.16 fixed-point backend
+//!    [`Fpx16_16`] (bit-exact everywhere) and the pinned IEEE binary32
+//!    backend [`Fp32Pinned`], behind one op surface ([`SimScalar`],
+//!    [`Vec2`], [`Vec3`]) with static dispatch.
+//! 2. **Errors** ([`Error`], [`ErrorCode`]): one error type that names the
+//!    field, the value and what is accepted.
+//! 3. **Diagnostics** ([`diag`]): structured, rate-limited events on
+//!    `tracing`, and the allocation watch ([`alloc_watch`]) that proves the
+//!    hot paths allocate nothing.
+//! 4. **Time** ([`clock`]): the monotonic clock trait, the steady clock, and
+//!    the synthetic clock tests and replays use.
+//!
+//! **Architecture invariant:** laige-core depends on no other laige crate,
+//! spawns no thread and does no I/O beyond what a binary asks of it (the
+//! subscriber setup writes to stderr).
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub mod alloc_watch;
+pub mod clock;
+pub mod diag;
+mod error;
+mod event_id;
+pub mod math;
+
+pub use error::{Error, ErrorCode, Result};
+pub use event_id::EventId;
+// (math re-exports: added by the math module)

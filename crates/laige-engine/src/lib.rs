@@ -1,0 +1,1 @@
+//! laige-engine (being built).

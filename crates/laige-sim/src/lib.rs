@@ -1,0 +1,1 @@
+//! laige-sim (being built).

@@ -1,0 +1,2 @@
+//! Project tasks (being built).
+fn main() {}
