@@ -1,0 +1,17 @@
+//! laige's benchmark areas and harness (the binary `laige-bench` runs them;
+//! `cargo xtask bench` builds and runs the binary in release).
+//!
+//! An area is a module with `pub fn run(b: &mut Bench)`, registered in
+//! [`AREAS`] with one line.
+
+#![allow(clippy::print_stderr, reason = "progress lines go to stderr")]
+
+pub mod harness;
+
+use harness::Bench;
+
+/// An area's entry point.
+pub type AreaFn = fn(&mut Bench);
+
+/// The bench areas, one line each: `(name, entry point)`.
+pub const AREAS: &[(&str, AreaFn)] = &[];

@@ -1,0 +1,153 @@
+//! Running cargo and the test/ci/bench steps.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+
+/// The workspace root (xtask lives one level below it).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits inside the workspace")
+        .to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+/// Runs one named step, timing it; returns whether it passed.
+fn step(name: &str, mut cmd: Command) -> anyhow::Result<bool> {
+    println!("\n==> {name}");
+    let start = Instant::now();
+    let status = cmd
+        .status()
+        .with_context(|| format!("starting `{name}`"))?;
+    println!(
+        "<== {name}: {} in {:.1} s",
+        if status.success() { "ok" } else { "FAILED" },
+        start.elapsed().as_secs_f64()
+    );
+    Ok(status.success())
+}
+
+/// Test files matching `pred` under `crates/*/tests/`: (package, test name).
+fn test_targets(pred: impl Fn(&str, &str) -> bool) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Ok(crates) = std::fs::read_dir(root().join("crates")) else {
+        return out;
+    };
+    for krate in crates.flatten() {
+        let pkg = krate.file_name().to_string_lossy().into_owned();
+        let Ok(tests) = std::fs::read_dir(krate.path().join("tests")) else {
+            continue;
+        };
+        for t in tests.flatten() {
+            let path = t.path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                if pred(&name, &text) {
+                    out.push((pkg.clone(), name));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `cargo xtask test`: every test the project has.
+pub fn test() -> anyhow::Result<()> {
+    let mut failed = Vec::new();
+
+    // 1. The whole workspace suite (debug): unit, integration, doc tests.
+    let mut c = cargo();
+    c.args(["test", "--workspace", "--all-targets"]);
+    if !step("cargo test --workspace", c)? {
+        failed.push("workspace tests".to_owned());
+    }
+    let mut c = cargo();
+    c.args(["test", "--workspace", "--doc"]);
+    if !step("cargo test --workspace --doc", c)? {
+        failed.push("doc tests".to_owned());
+    }
+
+    // 2. Heavy tests (exhaustive math, 10M-frame stress): `#[ignore = "heavy..."]`,
+    //    run in the optimized `test-opt` profile.
+    let heavy = test_targets(|_, text| text.contains("#[ignore = \"heavy"));
+    if !heavy.is_empty() {
+        let mut c = cargo();
+        c.args(["test", "--profile", "test-opt"]);
+        let mut pkgs: Vec<&String> = heavy.iter().map(|(p, _)| p).collect();
+        pkgs.dedup();
+        for p in pkgs {
+            c.args(["-p", p]);
+        }
+        for (_, t) in &heavy {
+            c.args(["--test", t]);
+        }
+        c.args(["--", "--ignored"]);
+        let names: Vec<&str> = heavy.iter().map(|(_, t)| t.as_str()).collect();
+        if !step(&format!("heavy tests (test-opt): {}", names.join(" ")), c)? {
+            failed.push("heavy tests".to_owned());
+        }
+    }
+
+    // 3. Loom models: test files whose name contains `loom`, built with
+    //    `--cfg loom` in their own target dir.
+    for (pkg, t) in test_targets(|name, _| name.contains("loom")) {
+        let mut c = cargo();
+        c.args(["test", "--release", "-p", &pkg, "--test", &t]);
+        c.env("RUSTFLAGS", "--cfg loom");
+        c.env("CARGO_TARGET_DIR", root().join("target/loom"));
+        if !step(&format!("loom: {pkg}/{t}"), c)? {
+            failed.push(format!("loom {t}"));
+        }
+    }
+
+    // 4. Repo-wide checks.
+    println!("\n==> lint (crate edges)");
+    if let Err(e) = crate::edges::check() {
+        println!("<== lint: FAILED: {e:#}");
+        failed.push("lint".to_owned());
+    }
+
+    crate::finish(&failed)
+}
+
+/// `cargo xtask ci`: formatting, clippy, then every test.
+pub fn ci() -> anyhow::Result<()> {
+    let mut failed = Vec::new();
+    let mut c = cargo();
+    c.args(["fmt", "--all", "--check"]);
+    if !step("cargo fmt --check", c)? {
+        failed.push("fmt".to_owned());
+    }
+    let mut c = cargo();
+    c.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    if !step("cargo clippy", c)? {
+        failed.push("clippy".to_owned());
+    }
+    if let Err(e) = test() {
+        println!("{e:#}");
+        failed.push("test".to_owned());
+    }
+    crate::finish(&failed)
+}
+
+/// `cargo xtask bench`: build and run `laige-bench` in release.
+pub fn bench(args: &[String]) -> anyhow::Result<()> {
+    let mut c = cargo();
+    c.args(["run", "--release", "--quiet", "-p", "laige-bench", "--"]);
+    c.args(args);
+    let status = c.status().context("starting laige-bench")?;
+    if !status.success() {
+        bail!("bench failed (a budget was exceeded or the run failed)");
+    }
+    Ok(())
+}
