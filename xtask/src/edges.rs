@@ -24,18 +24,25 @@ const FORBIDDEN: &[(&str, &str)] = &[
     ("laige-core", "laige-macros"),
 ];
 
-/// Runs the check; an error lists every violated edge.
-pub fn check() -> anyhow::Result<()> {
+/// `cargo metadata --no-deps` as JSON.
+pub fn metadata() -> anyhow::Result<serde_json::Value> {
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(root())
         .args(["metadata", "--format-version", "1", "--no-deps"])
         .output()
         .context("running cargo metadata")?;
     if !out.status.success() {
-        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)?;
-    let graph = workspace_graph(&meta);
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+/// Runs the check; an error lists every violated edge.
+pub fn check(meta: &serde_json::Value) -> anyhow::Result<()> {
+    let graph = workspace_graph(meta);
     let violations = violations(&graph);
     if violations.is_empty() {
         println!("crate edges: ok ({} workspace crates)", graph.len());
@@ -57,7 +64,9 @@ fn workspace_graph(meta: &serde_json::Value) -> BTreeMap<String, BTreeSet<String
         .filter_map(|p| p["name"].as_str().map(str::to_owned))
         .collect();
     for p in &packages {
-        let Some(name) = p["name"].as_str() else { continue };
+        let Some(name) = p["name"].as_str() else {
+            continue;
+        };
         let deps = p["dependencies"]
             .as_array()
             .into_iter()
@@ -100,7 +109,9 @@ mod tests {
     fn graph(edges: &[(&str, &str)]) -> BTreeMap<String, BTreeSet<String>> {
         let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (a, b) in edges {
-            g.entry((*a).to_owned()).or_default().insert((*b).to_owned());
+            g.entry((*a).to_owned())
+                .or_default()
+                .insert((*b).to_owned());
             g.entry((*b).to_owned()).or_default();
         }
         g

@@ -6,7 +6,9 @@
 //! cargo xtask ci          fmt --check, clippy -D warnings, then `test`
 //! cargo xtask bench [--quick] [FILTER...]
 //!                         the benchmarks in release, checked against budgets.json
-//! cargo xtask lint        crate-edge check (laige-render never depends on laige-sim)
+//! cargo xtask lint [--list-allowed]
+//!                         crate-edge check (laige-render never depends on laige-sim)
+//!                         and the determinism lint over sim code
 //! ```
 //!
 //! `ci` runs every step and reports every failure before exiting
@@ -15,7 +17,9 @@
 #![allow(clippy::print_stdout, reason = "xtask is a command-line tool")]
 #![allow(clippy::print_stderr, reason = "xtask is a command-line tool")]
 
+mod detlint;
 mod edges;
+mod lint;
 mod run;
 
 use std::process::ExitCode;
@@ -26,7 +30,7 @@ const USAGE: &str = "usage: cargo xtask <test|ci|bench|lint> [args]
   test                   run every test (the README's test command)
   ci                     fmt --check + clippy -D warnings + test
   bench [--quick] [F..]  benchmarks in release against budgets.json
-  lint                   crate-edge check";
+  lint [--list-allowed]  crate-edge check + determinism lint (--rules lists the rules)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,7 +38,7 @@ fn main() -> ExitCode {
         Some("test") => run::test(),
         Some("ci") => run::ci(),
         Some("bench") => run::bench(&args[1..]),
-        Some("lint") => edges::check(),
+        Some("lint") => lint::run(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())

@@ -131,7 +131,11 @@ impl Bench {
 
     /// Records `ours / theirs` as a ratio metric and returns it.
     pub fn ratio(&mut self, name: &str, ours: f64, theirs: f64) -> f64 {
-        let r = if theirs > 0.0 { ours / theirs } else { f64::INFINITY };
+        let r = if theirs > 0.0 {
+            ours / theirs
+        } else {
+            f64::INFINITY
+        };
         self.record(name, r, "x");
         r
     }

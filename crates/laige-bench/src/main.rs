@@ -66,7 +66,10 @@ fn run() -> anyhow::Result<bool> {
     let mut bench = Bench::new(args.quick, args.filter.clone());
     for (name, area) in AREAS {
         let selected = args.filter.is_empty()
-            || args.filter.iter().any(|f| name.contains(f.as_str()) || f.starts_with(name));
+            || args
+                .filter
+                .iter()
+                .any(|f| name.contains(f.as_str()) || f.starts_with(name));
         if !selected {
             continue;
         }
