@@ -1,1 +1,0 @@
-//! The allocation watch (being built).

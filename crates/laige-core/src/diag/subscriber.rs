@@ -1,0 +1,263 @@
+//! [`init_subscriber`]: the one-call default `tracing` subscriber for
+//! binaries (behind the crate's `subscriber` feature, on by default).
+//!
+//! A library never installs a subscriber; a binary (a game, a tool, the
+//! bench) calls [`init_subscriber`] once at startup. The subscriber is an
+//! env filter plus either the compact human format or JSON lines, written
+//! to stderr. [`build_subscriber`] builds the same subscriber over any
+//! writer, for tests and for games that want to compose it themselves.
+
+use std::borrow::Cow;
+use std::io::IsTerminal;
+
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::layer::{Layered, SubscriberExt};
+use tracing_subscriber::{EnvFilter, Layer, Registry};
+
+use crate::{Error, EventId, Result};
+
+/// The id of the error for a filter string that does not parse.
+pub const FILTER_INVALID: EventId = EventId::new("diag", "filter_invalid");
+
+/// What the filter accepts, as stated in [`FILTER_INVALID`] errors.
+const FILTER_ACCEPTED: &str = "comma-separated tracing directives such as \
+     `info` or `warn,laige_sim=debug` (levels: off, error, warn, info, debug, trace)";
+
+/// How events are rendered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One compact human-readable line per event:
+    /// `<time> WARN laige_sim::game_loop: subsystem=loop event=tick_dropped dropped=8`.
+    #[default]
+    Compact,
+    /// One JSON object per line, fields flattened beside `timestamp`,
+    /// `level` and `target`:
+    /// `{"timestamp":"..","level":"WARN","subsystem":"loop","event":"tick_dropped","dropped":8,"target":".."}`.
+    Json,
+}
+
+/// Whether the compact format uses ANSI colours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Color {
+    /// Colours when stderr is a terminal and `NO_COLOR` is unset.
+    #[default]
+    Auto,
+    /// Always emit ANSI colour codes.
+    Always,
+    /// Never emit ANSI colour codes.
+    Never,
+}
+
+/// Configuration of [`init_subscriber`] / [`build_subscriber`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubscriberConfig {
+    /// The filter used when `env_var` is unset or empty. Default `"info"`:
+    /// laige's Info events are lifecycle lines (a thread started, stopped),
+    /// rare by construction; Warn and Error carry every degradation; Debug
+    /// and Trace are developer detail, off unless asked for.
+    pub default_filter: Cow<'static, str>,
+    /// The environment variable whose value, when set and non-empty,
+    /// replaces `default_filter`. Default `RUST_LOG` (the `tracing`
+    /// ecosystem's convention); `None` ignores the environment.
+    pub env_var: Option<Cow<'static, str>>,
+    /// Human lines or JSON lines. Default [`LogFormat::Compact`].
+    pub format: LogFormat,
+    /// ANSI colours (compact format only). Default [`Color::Auto`].
+    pub color: Color,
+    /// Whether each line starts with a timestamp. Default `true`.
+    pub timestamps: bool,
+    /// Whether each line names its `tracing` target (the emitting module).
+    /// Default `true`.
+    pub targets: bool,
+}
+
+impl Default for SubscriberConfig {
+    fn default() -> Self {
+        Self {
+            default_filter: Cow::Borrowed("info"),
+            env_var: Some(Cow::Borrowed("RUST_LOG")),
+            format: LogFormat::Compact,
+            color: Color::Auto,
+            timestamps: true,
+            targets: true,
+        }
+    }
+}
+
+/// What [`init_subscriber`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubscriberInit {
+    /// The subscriber is now the process's global default.
+    Installed,
+    /// A global default subscriber was already set (by an earlier call or by
+    /// the game itself); it was left in place and this one dropped.
+    AlreadyInstalled,
+}
+
+/// Installs the default subscriber (see [`SubscriberConfig`]) writing to
+/// stderr as the process's global `tracing` subscriber.
+///
+/// Errors: a filter string (from `env_var` or `default_filter`) that does
+/// not parse, or an `env_var` value that is not Unicode, is an
+/// [`ErrorCode::InvalidArgument`](crate::ErrorCode) (`diag/filter_invalid`)
+/// naming the variable (or `default_filter`) and the value; nothing is
+/// installed. A second call is not an error: it returns
+/// [`SubscriberInit::AlreadyInstalled`] and changes nothing.
+///
+/// ```
+/// use laige_core::diag::{self, SubscriberConfig, SubscriberInit};
+///
+/// let cfg = SubscriberConfig { env_var: None, ..SubscriberConfig::default() };
+/// assert_eq!(diag::init_subscriber(&cfg).unwrap(), SubscriberInit::Installed);
+/// assert_eq!(diag::init_subscriber(&cfg).unwrap(), SubscriberInit::AlreadyInstalled);
+///
+/// let bad = SubscriberConfig { default_filter: "laige_sim=loud".into(), ..cfg };
+/// let err = diag::init_subscriber(&bad).unwrap_err();
+/// assert_eq!(err.field(), Some("default_filter"));
+/// ```
+pub fn init_subscriber(cfg: &SubscriberConfig) -> Result<SubscriberInit> {
+    let subscriber = build_subscriber(cfg, std::io::stderr)?;
+    Ok(match tracing::subscriber::set_global_default(subscriber) {
+        Ok(()) => SubscriberInit::Installed,
+        Err(_) => SubscriberInit::AlreadyInstalled,
+    })
+}
+
+type Filtered = Layered<EnvFilter, Registry>;
+
+/// Builds the default subscriber over `writer` without installing it (for
+/// tests — `tracing::subscriber::with_default` — and for games composing
+/// their own). Same errors as [`init_subscriber`].
+pub fn build_subscriber<W>(
+    cfg: &SubscriberConfig,
+    writer: W,
+) -> Result<impl tracing::Subscriber + Send + Sync + 'static>
+where
+    W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+{
+    let env_value = match cfg.env_var.as_deref() {
+        None => None,
+        Some(var) => match std::env::var(var) {
+            Ok(value) => Some(value),
+            Err(std::env::VarError::NotPresent) => None,
+            Err(std::env::VarError::NotUnicode(raw)) => {
+                return super::fail(Error::invalid_argument(
+                    FILTER_INVALID,
+                    var.to_owned(),
+                    raw.to_string_lossy(),
+                    "a Unicode filter string",
+                ));
+            }
+        },
+    };
+    let filter = parse_filter(cfg, env_value.as_deref())?;
+    let ansi = match cfg.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let layer = format_layer(cfg, ansi, writer);
+    Ok(Registry::default().with(filter).with(layer))
+}
+
+/// The filter from the environment value (when set and non-empty) or the
+/// configured default, or the error naming whichever did not parse.
+fn parse_filter(cfg: &SubscriberConfig, env_value: Option<&str>) -> Result<EnvFilter> {
+    let (field, text): (Cow<'static, str>, &str) = match (cfg.env_var.as_ref(), env_value) {
+        (Some(var), Some(value)) if !value.trim().is_empty() => (var.clone(), value),
+        _ => (Cow::Borrowed("default_filter"), &cfg.default_filter),
+    };
+    EnvFilter::builder().parse(text).or_else(|e| {
+        super::fail(
+            Error::invalid_argument(
+                FILTER_INVALID,
+                field,
+                format_args!("{text:?}"),
+                FILTER_ACCEPTED,
+            )
+            .with_source(e),
+        )
+    })
+}
+
+fn format_layer<W>(
+    cfg: &SubscriberConfig,
+    ansi: bool,
+    writer: W,
+) -> Box<dyn Layer<Filtered> + Send + Sync + 'static>
+where
+    W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+{
+    let base = tracing_subscriber::fmt::layer()
+        .with_writer(writer)
+        .with_target(cfg.targets);
+    match (cfg.format, cfg.timestamps) {
+        (LogFormat::Compact, true) => base.compact().with_ansi(ansi).boxed(),
+        (LogFormat::Compact, false) => base.compact().with_ansi(ansi).without_time().boxed(),
+        (LogFormat::Json, true) => base
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .with_ansi(false)
+            .boxed(),
+        (LogFormat::Json, false) => base
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .with_ansi(false)
+            .without_time()
+            .boxed(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unset_environment_uses_the_default_filter() {
+        let cfg = SubscriberConfig::default();
+        let filter = parse_filter(&cfg, None).unwrap();
+        assert_eq!(filter.to_string(), "info");
+        let blank = parse_filter(&cfg, Some("  ")).unwrap();
+        assert_eq!(blank.to_string(), "info");
+    }
+
+    #[test]
+    fn the_environment_overrides_the_default_filter() {
+        let cfg = SubscriberConfig::default();
+        let filter = parse_filter(&cfg, Some("warn,laige_sim=debug")).unwrap();
+        assert!(filter.to_string().contains("laige_sim=debug"));
+    }
+
+    #[test]
+    fn a_bad_environment_filter_names_the_variable_and_value() {
+        let cfg = SubscriberConfig::default();
+        let err = parse_filter(&cfg, Some("laige_sim=loud")).unwrap_err();
+        assert_eq!(err.id(), FILTER_INVALID);
+        assert_eq!(err.field(), Some("RUST_LOG"));
+        assert_eq!(err.value(), Some("\"laige_sim=loud\""));
+        assert!(err.accepted().unwrap().contains("warn,laige_sim=debug"));
+    }
+
+    #[test]
+    fn an_ignored_environment_is_ignored() {
+        let cfg = SubscriberConfig {
+            env_var: None,
+            default_filter: "error".into(),
+            ..SubscriberConfig::default()
+        };
+        let filter = parse_filter(&cfg, Some("trace")).unwrap();
+        assert_eq!(filter.to_string(), "error");
+        let bad = SubscriberConfig {
+            default_filter: "=nope=".into(),
+            ..cfg
+        };
+        assert_eq!(
+            parse_filter(&bad, None).unwrap_err().field(),
+            Some("default_filter")
+        );
+    }
+}
