@@ -37,6 +37,8 @@
 //! assert_eq!(stats.emitted + stats.suppressed, 100);
 //! ```
 
+#[cfg(feature = "subscriber")]
+mod capture;
 mod limiter;
 mod macros;
 mod registry;
@@ -47,6 +49,8 @@ mod subscriber;
 mod summary;
 mod time;
 
+#[cfg(feature = "subscriber")]
+pub use capture::{CapturedEvent, capture_events, capture_rendered};
 pub use limiter::{
     Callsite, DEFAULT_RATE_WINDOW, MAX_RATE_WINDOW, RATE_WINDOW_INVALID, RateStats, check,
     rate_stats, rate_window, set_rate_window,
