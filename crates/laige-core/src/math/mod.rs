@@ -1,1 +1,67 @@
-//! Deterministic simulation math (being built).
+//! Deterministic simulation math: one op surface, two backends.
+//!
+//! Simulation code is written once, generic over a [`SimScalar`], and runs
+//! on the backend the game selects at init ([`MathBackend`], ADR 0002):
+//!
+//! | Backend | Config id | Storage | Determinism scope |
+//! |---|---|---|---|
+//! | [`Fpx16_16`] (default) | `"fixed_point_16_16"` | Q16.16 in `i32`, `i64` intermediates | Bit-exact on every build, platform, ISA and compiler: integer arithmetic only, every op defined for every input. Required for lockstep and authoritative servers. |
+//! | [`Fp32Pinned`] (opt-in) | `"float_pinned_32"` | IEEE binary32 | Bit-exact across runs of the same build on the same platform/ISA. Cross-ISA is not promised until the detcheck matrix proves it. |
+//!
+//! Both backends round to nearest, ties to even. `Fpx16_16` saturates
+//! instead of overflowing and defines division by zero; `Fp32Pinned`
+//! follows IEEE 754 (NaN, ±inf, signed zero, denormals) and is never fused
+//! into a multiply-add. Vectors ([`Vec2`], [`Vec3`]) are component-wise
+//! compositions of the scalar ops in a pinned order, so the same expression
+//! gives the same bits every time. The full contract (saturation table,
+//! tie cases, conversions, `length` vs `length_wide`) is in
+//! `docs/api/math.md`.
+//!
+//! ```
+//! use laige_core::{Fpx16_16, SimScalar, Vec2};
+//!
+//! // Generic sim code: written once, instantiated per backend.
+//! fn step<S: SimScalar>(pos: Vec2<S>, vel: Vec2<S>, dt: S) -> Vec2<S> {
+//!     let bound = Vec2::new(S::from_i32(64), S::from_i32(64));
+//!     (pos + vel * dt).clamp(Vec2::ZERO, bound)
+//! }
+//!
+//! let dt = Fpx16_16::from_ratio(1, 60);
+//! let pos = Vec2::new(Fpx16_16::from_i32(1), Fpx16_16::from_i32(2));
+//! let vel: Vec2<Fpx16_16> = Vec2::new("0.5".parse()?, "-0.25".parse()?);
+//! let next = step(pos, vel, dt);
+//! assert_eq!(next.x.to_raw(), 65536 + 546); // 0.5 * round(65536 / 60)
+//! # Ok::<(), laige_core::Error>(())
+//! ```
+//!
+//! Selecting the backend at init is one `match`, hidden in
+//! [`MathBackend::run`]: see [`BackendVisitor`].
+
+mod backend;
+mod f32_bits;
+mod fixed;
+mod fixed_convert;
+mod fixed_text;
+mod isqrt;
+mod pinned;
+mod scalar;
+mod vec2;
+mod vec3;
+mod vec_ops;
+mod wide;
+
+pub use backend::{BackendVisitor, MathBackend};
+pub use fixed::Fpx16_16;
+pub use pinned::Fp32Pinned;
+pub use scalar::SimScalar;
+pub use vec2::Vec2;
+pub use vec3::Vec3;
+
+use crate::EventId;
+
+/// Event id of a malformed decimal text given to `Fpx16_16::from_str`.
+pub const PARSE_INVALID: EventId = EventId::new("math", "parse_invalid");
+/// Event id of a decimal text whose rounded value is outside the Q16.16 range.
+pub const PARSE_OUT_OF_RANGE: EventId = EventId::new("math", "parse_out_of_range");
+/// Event id of an unknown math backend config id.
+pub const BACKEND_UNKNOWN: EventId = EventId::new("math", "backend_unknown");

@@ -1,0 +1,437 @@
+//! [`SimScalar`]: the one op surface both backends implement.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+use super::backend::MathBackend;
+use super::fixed::Fpx16_16;
+use super::pinned::Fp32Pinned;
+use super::wide;
+
+mod sealed {
+    /// Only the two backends implement `SimScalar`.
+    pub trait Sealed {}
+    impl Sealed for super::Fpx16_16 {}
+    impl Sealed for super::Fp32Pinned {}
+}
+
+/// A deterministic simulation scalar: [`Fpx16_16`] (default) or
+/// [`Fp32Pinned`]. Sim code is written once, generic over `S: SimScalar`,
+/// and instantiated per backend (static dispatch; see
+/// [`MathBackend::run`](super::MathBackend::run)).
+///
+/// The operators are the backend's pinned ops (Q16.16: saturating, rounded
+/// ties to even; binary32: IEEE, never fused). Comparisons through
+/// `PartialOrd`/`PartialEq` are the backend's (total for Q16.16, false on
+/// NaN for binary32); the named forms ([`lt`](Self::lt),
+/// [`equals`](Self::equals), ...) say the same thing explicitly.
+///
+/// The trait is sealed: exactly the two backends implement it, so methods
+/// can be added without breaking anyone.
+///
+/// ```
+/// use laige_core::{Fp32Pinned, Fpx16_16, SimScalar};
+///
+/// fn smooth<S: SimScalar>(from: S, to: S) -> S {
+///     from.lerp(to, S::from_ratio(1, 4))
+/// }
+/// assert_eq!(smooth(Fpx16_16::ZERO, Fpx16_16::from_i32(8)), Fpx16_16::from_i32(2));
+/// assert_eq!(smooth(Fp32Pinned::ZERO, Fp32Pinned::from_i32(8)).to_f32(), 2.0);
+/// ```
+pub trait SimScalar:
+    Copy
+    + Default
+    + PartialEq
+    + PartialOrd
+    + fmt::Debug
+    + fmt::Display
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+{
+    /// Zero (`Default::default()` is the same value).
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+    /// The backend this scalar implements (part of replay identity).
+    const BACKEND: MathBackend;
+
+    /// The integer `v` (Q16.16: exact in `−32768..=32767`, saturating
+    /// outside; binary32: rounded to nearest, exact for `|v| <= 2^24`).
+    fn from_i32(v: i32) -> Self;
+    /// The exact ratio `num / den` rounded once to nearest, ties to even
+    /// (e.g. the tick length `from_ratio(1, 60)`); `den = 0` follows the
+    /// backend's division by zero.
+    fn from_ratio(num: i32, den: i32) -> Self;
+    /// The nearest `f32`, for rendering and display only — never feed it
+    /// back into the simulation.
+    fn to_f32(self) -> f32;
+    /// The canonical bits for state hashing (Q16.16: the raw value;
+    /// binary32: the IEEE bits with every NaN mapped to `0x7FC0_0000`).
+    fn to_hash_bits(self) -> u32;
+
+    /// The square root rounded to nearest (Q16.16: negative → 0; binary32:
+    /// IEEE, negative → NaN).
+    #[must_use]
+    fn sqrt(self) -> Self;
+    /// The absolute value (Q16.16: `abs(MIN) = MAX`).
+    #[must_use]
+    fn abs(self) -> Self;
+    /// The smaller value (binary32: NaN-propagating, `min(−0, +0) = −0`).
+    #[must_use]
+    fn min(self, other: Self) -> Self;
+    /// The larger value (binary32: NaN-propagating, `max(−0, +0) = +0`).
+    #[must_use]
+    fn max(self, other: Self) -> Self;
+    /// `lo` if `self < lo`, else `hi` if `self > hi`, else `self`. Bounds
+    /// should be finite with `lo <= hi`; other bounds still give exactly
+    /// that expression (never a panic). Binary32: NaN → NaN, `±inf` → bound.
+    #[must_use]
+    fn clamp(self, lo: Self, hi: Self) -> Self;
+    /// Exactly `self + (b − self) × t`: one sub, one mul, one add in the
+    /// backend's ops (never fused).
+    #[must_use]
+    fn lerp(self, b: Self, t: Self) -> Self;
+
+    /// NaN? (Q16.16: always false.)
+    fn is_nan(self) -> bool;
+    /// `±inf`? (Q16.16: always false.)
+    fn is_inf(self) -> bool;
+    /// Neither NaN nor infinite? (Q16.16: always true.)
+    fn is_finite(self) -> bool;
+    /// Can `self` and `other` be ordered — neither is NaN? (Q16.16: always
+    /// true.)
+    fn is_ordered(self, other: Self) -> bool;
+
+    /// `self < other` (false when either is NaN).
+    #[inline]
+    fn lt(self, other: Self) -> bool {
+        self < other
+    }
+    /// `self <= other` (false when either is NaN).
+    #[inline]
+    fn le(self, other: Self) -> bool {
+        self <= other
+    }
+    /// `self > other` (false when either is NaN).
+    #[inline]
+    fn gt(self, other: Self) -> bool {
+        self > other
+    }
+    /// `self >= other` (false when either is NaN).
+    #[inline]
+    fn ge(self, other: Self) -> bool {
+        self >= other
+    }
+    /// `self == other`: exact bit equality for Q16.16; IEEE for binary32
+    /// (false when either is NaN, `−0 == +0`).
+    #[inline]
+    fn equals(self, other: Self) -> bool {
+        self == other
+    }
+    /// `!equals` (true when either is NaN).
+    #[inline]
+    fn not_equals(self, other: Self) -> bool {
+        self != other
+    }
+
+    /// The backend hook behind `Vec2::length_wide`/`Vec3::length_wide`:
+    /// the length of the vector with components `c`, through the backend's
+    /// wide path (Q16.16: exact 64-bit sum of squares, one rounded integer
+    /// root, saturating only above `MAX`; binary32: the plain `length`).
+    fn wide_length<const N: usize>(c: [Self; N]) -> Self;
+    /// The hook behind `distance_wide`: the wide length of `a − b`, with the
+    /// differences taken exactly (Q16.16: in `i64`, never saturated;
+    /// binary32: the plain IEEE differences).
+    fn wide_distance<const N: usize>(a: [Self; N], b: [Self; N]) -> Self;
+    /// The hook behind `normalize_wide` (Q16.16: each component divided by
+    /// the unsaturated wide length with the rounded `/`; binary32: the plain
+    /// `normalize`). The zero vector gives the zero vector.
+    fn wide_normalize<const N: usize>(c: [Self; N]) -> [Self; N];
+}
+
+impl SimScalar for Fpx16_16 {
+    const ZERO: Self = Self::ZERO;
+    const ONE: Self = Self::ONE;
+    const BACKEND: MathBackend = MathBackend::FixedPoint16_16;
+
+    #[inline]
+    fn from_i32(v: i32) -> Self {
+        Self::from_i32(v)
+    }
+    #[inline]
+    fn from_ratio(num: i32, den: i32) -> Self {
+        Self::from_ratio(num, den)
+    }
+    #[inline]
+    fn to_f32(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline]
+    fn to_hash_bits(self) -> u32 {
+        self.to_raw() as u32
+    }
+    #[inline]
+    fn sqrt(self) -> Self {
+        self.sqrt()
+    }
+    #[inline]
+    fn abs(self) -> Self {
+        self.abs()
+    }
+    #[inline]
+    fn min(self, other: Self) -> Self {
+        Self::min(self, other)
+    }
+    #[inline]
+    fn max(self, other: Self) -> Self {
+        Self::max(self, other)
+    }
+    #[inline]
+    fn clamp(self, lo: Self, hi: Self) -> Self {
+        Self::clamp(self, lo, hi)
+    }
+    #[inline]
+    fn lerp(self, b: Self, t: Self) -> Self {
+        self.lerp(b, t)
+    }
+    #[inline]
+    fn is_nan(self) -> bool {
+        self.is_nan()
+    }
+    #[inline]
+    fn is_inf(self) -> bool {
+        self.is_inf()
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        self.is_finite()
+    }
+    #[inline]
+    fn is_ordered(self, other: Self) -> bool {
+        self.is_ordered(other)
+    }
+    #[inline]
+    fn wide_length<const N: usize>(c: [Self; N]) -> Self {
+        wide::length_wide(c)
+    }
+    #[inline]
+    fn wide_distance<const N: usize>(a: [Self; N], b: [Self; N]) -> Self {
+        wide::distance_wide(a, b)
+    }
+    #[inline]
+    fn wide_normalize<const N: usize>(c: [Self; N]) -> [Self; N] {
+        wide::normalize_wide(c)
+    }
+}
+
+/// The plain pinned length of `c`: squares, then left-to-right adds, then
+/// one sqrt.
+#[inline]
+fn pinned_length<const N: usize>(c: [Fp32Pinned; N]) -> Fp32Pinned {
+    let mut sum = Fp32Pinned::ZERO;
+    for (i, x) in c.into_iter().enumerate() {
+        sum = if i == 0 { x * x } else { sum + x * x };
+    }
+    sum.sqrt()
+}
+
+impl SimScalar for Fp32Pinned {
+    const ZERO: Self = Self::ZERO;
+    const ONE: Self = Self::ONE;
+    const BACKEND: MathBackend = MathBackend::FloatPinned32;
+
+    #[inline]
+    fn from_i32(v: i32) -> Self {
+        Self::from_i32(v)
+    }
+    #[inline]
+    fn from_ratio(num: i32, den: i32) -> Self {
+        Self::from_ratio(num, den)
+    }
+    #[inline]
+    fn to_f32(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline]
+    fn to_hash_bits(self) -> u32 {
+        self.to_hash_bits()
+    }
+    #[inline]
+    fn sqrt(self) -> Self {
+        self.sqrt()
+    }
+    #[inline]
+    fn abs(self) -> Self {
+        self.abs()
+    }
+    #[inline]
+    fn min(self, other: Self) -> Self {
+        Self::min(self, other)
+    }
+    #[inline]
+    fn max(self, other: Self) -> Self {
+        Self::max(self, other)
+    }
+    #[inline]
+    fn clamp(self, lo: Self, hi: Self) -> Self {
+        Self::clamp(self, lo, hi)
+    }
+    #[inline]
+    fn lerp(self, b: Self, t: Self) -> Self {
+        self.lerp(b, t)
+    }
+    #[inline]
+    fn is_nan(self) -> bool {
+        self.is_nan()
+    }
+    #[inline]
+    fn is_inf(self) -> bool {
+        self.is_inf()
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        self.is_finite()
+    }
+    #[inline]
+    fn is_ordered(self, other: Self) -> bool {
+        self.is_ordered(other)
+    }
+    #[inline]
+    fn wide_length<const N: usize>(c: [Self; N]) -> Self {
+        pinned_length(c)
+    }
+    #[inline]
+    fn wide_distance<const N: usize>(a: [Self; N], b: [Self; N]) -> Self {
+        let mut d = a;
+        for i in 0..N {
+            d[i] = a[i] - b[i];
+        }
+        pinned_length(d)
+    }
+    #[inline]
+    fn wide_normalize<const N: usize>(c: [Self; N]) -> [Self; N] {
+        let len = pinned_length(c);
+        if len == Self::ZERO {
+            return [Self::ZERO; N];
+        }
+        c.map(|x| x / len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generic_ops<S: SimScalar>() -> [u32; 12] {
+        let two = S::from_i32(2);
+        let third = S::from_ratio(1, 3);
+        [
+            (two + third).to_hash_bits(),
+            (two - third).to_hash_bits(),
+            (two * third).to_hash_bits(),
+            (two / third).to_hash_bits(),
+            (-third).to_hash_bits(),
+            two.sqrt().to_hash_bits(),
+            (-two).abs().to_hash_bits(),
+            two.min(third).to_hash_bits(),
+            two.max(third).to_hash_bits(),
+            S::from_i32(5).clamp(third, two).to_hash_bits(),
+            S::ZERO.lerp(two, third).to_hash_bits(),
+            S::from_i32(7).to_hash_bits(),
+        ]
+    }
+
+    #[test]
+    fn fixed_impl_delegates_to_the_inherent_ops() {
+        let two = Fpx16_16::from_i32(2);
+        let third = Fpx16_16::from_ratio(1, 3);
+        let expected = [
+            two + third,
+            two - third,
+            two * third,
+            two / third,
+            -third,
+            two.sqrt(),
+            two,
+            third,
+            two,
+            two,
+            Fpx16_16::ZERO.lerp(two, third),
+            Fpx16_16::from_i32(7),
+        ]
+        .map(|x| x.to_raw() as u32);
+        assert_eq!(generic_ops::<Fpx16_16>(), expected);
+        assert_eq!(
+            <Fpx16_16 as SimScalar>::BACKEND,
+            MathBackend::FixedPoint16_16
+        );
+    }
+
+    #[test]
+    fn pinned_impl_delegates_to_the_inherent_ops() {
+        let two = 2.0f32;
+        let third = 1.0f32 / 3.0;
+        let expected = [
+            two + third,
+            two - third,
+            two * third,
+            two / third,
+            -third,
+            two.sqrt(),
+            two,
+            third,
+            two,
+            two,
+            0.0 + (two - 0.0) * third,
+            7.0,
+        ]
+        .map(f32::to_bits);
+        assert_eq!(generic_ops::<Fp32Pinned>(), expected);
+        assert_eq!(
+            <Fp32Pinned as SimScalar>::BACKEND,
+            MathBackend::FloatPinned32
+        );
+    }
+
+    #[test]
+    fn named_comparisons_match_the_backend_semantics() {
+        let (a, b) = (Fpx16_16::ONE, Fpx16_16::from_i32(2));
+        assert!(a.lt(b) && a.le(b) && !a.gt(b) && !a.ge(b) && a.not_equals(b));
+        assert!(a.equals(a) && a.le(a) && a.ge(a));
+        let nan = Fp32Pinned::NAN;
+        let one = Fp32Pinned::ONE;
+        for (x, y) in [(nan, one), (one, nan), (nan, nan)] {
+            assert!(!x.lt(y) && !x.le(y) && !x.gt(y) && !x.ge(y));
+            assert!(!x.equals(y) && x.not_equals(y));
+            assert!(!SimScalar::is_ordered(x, y));
+        }
+        assert!(Fp32Pinned::from_f32(-0.0).equals(Fp32Pinned::ZERO));
+    }
+
+    #[test]
+    fn pinned_wide_forms_are_the_plain_forms() {
+        let c = [Fp32Pinned::from_f32(3.0), Fp32Pinned::from_f32(4.0)];
+        assert_eq!(Fp32Pinned::wide_length(c).to_f32(), 5.0);
+        assert_eq!(
+            Fp32Pinned::wide_distance(c, [Fp32Pinned::ZERO; 2]).to_f32(),
+            5.0
+        );
+        let n = Fp32Pinned::wide_normalize(c);
+        assert_eq!([n[0].to_f32(), n[1].to_f32()], [3.0 / 5.0, 4.0 / 5.0]);
+        assert_eq!(
+            Fp32Pinned::wide_normalize([Fp32Pinned::ZERO; 3]),
+            [Fp32Pinned::ZERO; 3]
+        );
+    }
+}

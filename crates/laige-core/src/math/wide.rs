@@ -1,0 +1,155 @@
+//! The wide Q16.16 vector path: sums of squares taken exactly in integers
+//! (Q32.32 in `u128`), one 64-bit integer square root rounded to nearest,
+//! saturating only when the true result exceeds `MAX`.
+//!
+//! Why: the spec's `length` squares and sums in saturating Q16.16, which
+//! caps every vector longer than ~181 units; a ±32768-unit world outgrows
+//! that at once. These functions are the backing of `Vec2::length_wide`,
+//! `Vec2::distance_wide`, `Vec2::normalize_wide` (and the `Vec3` forms).
+
+use super::fixed::{Fpx16_16, div_round_i64};
+use super::isqrt::{isqrt_round_u64, isqrt_round_u128};
+
+/// The largest sum of squared raws whose rounded root still fits in `MAX`:
+/// `round(sqrt(n)) <= 2^31 − 1` iff `n < (2^31 − 1/2)²`, i.e.
+/// `n <= 2^62 − 2^31`.
+const MAX_SUM_FOR_MAX: u128 = (1 << 62) - (1 << 31);
+
+/// `Σ raw_i²` exactly (each square < 2^63; `u128` cannot overflow for any
+/// practical `N`).
+#[inline]
+fn sum_of_squares<const N: usize>(raws: [i64; N]) -> u128 {
+    let mut sum: u128 = 0;
+    for r in raws {
+        sum += u128::from(r.unsigned_abs()) * u128::from(r.unsigned_abs());
+    }
+    sum
+}
+
+/// `round(sqrt(sum))` as Q16.16 raw, saturated to `MAX`.
+#[inline]
+fn root_saturated(sum: u128) -> Fpx16_16 {
+    if sum > MAX_SUM_FOR_MAX {
+        Fpx16_16::MAX
+    } else {
+        // sum <= 2^62: the u64 root is <= 2^31 − 1.
+        Fpx16_16::from_raw(isqrt_round_u64(sum as u64) as i32)
+    }
+}
+
+/// `length_wide`: `round(sqrt(Σ raw_i²))` (the Q32.32 sum is exact; its
+/// root is directly Q16.16), saturated to `MAX` only when the true length
+/// rounds above `MAX`.
+#[inline]
+pub(crate) fn length_wide<const N: usize>(c: [Fpx16_16; N]) -> Fpx16_16 {
+    root_saturated(sum_of_squares(c.map(|x| i64::from(x.to_raw()))))
+}
+
+/// `distance_wide`: `length_wide` of `a − b` with the differences taken
+/// exactly in `i64` (never saturated: `|a_i − b_i| < 2^32`).
+#[inline]
+pub(crate) fn distance_wide<const N: usize>(a: [Fpx16_16; N], b: [Fpx16_16; N]) -> Fpx16_16 {
+    let mut d = [0i64; N];
+    for i in 0..N {
+        d[i] = i64::from(a[i].to_raw()) - i64::from(b[i].to_raw());
+    }
+    root_saturated(sum_of_squares(d))
+}
+
+/// `normalize_wide`: with `L = round(sqrt(Σ raw_i²))` taken **unsaturated**
+/// (up to ~2^32.8), each component is `round(raw_i × 2^16 / L)`, ties to
+/// even, in `i64` — the `/` rule of Q16.16 applied to the exact-width
+/// length, so vectors longer than `MAX` keep their direction. The zero
+/// vector (and only it: the sum is exact) gives the zero vector. Results
+/// are in `[−1, 1]` up to one rounding step (`|raw_i| <= L + 1/2`).
+#[inline]
+pub(crate) fn normalize_wide<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] {
+    let sum = sum_of_squares(c.map(|x| i64::from(x.to_raw())));
+    if sum == 0 {
+        return [Fpx16_16::ZERO; N];
+    }
+    // L < 2^64 for any N < 2^64; in practice N <= 3 gives L < 2^33.
+    let len = isqrt_round_u128(sum);
+    let len = i64::try_from(len).unwrap_or(i64::MAX);
+    c.map(|x| {
+        let q = div_round_i64(i64::from(x.to_raw()) << 16, len);
+        Fpx16_16::from_raw(super::fixed::saturate_i64(q))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(raw: i32) -> Fpx16_16 {
+        Fpx16_16::from_raw(raw)
+    }
+
+    fn i(v: i32) -> Fpx16_16 {
+        Fpx16_16::from_i32(v)
+    }
+
+    #[test]
+    fn length_wide_is_exact_far_beyond_181() {
+        assert_eq!(length_wide([i(3), i(4)]), i(5));
+        assert_eq!(length_wide([i(3000), i(4000)]), i(5000));
+        assert_eq!(length_wide([i(182), i(0)]), i(182));
+        assert_eq!(length_wide([i(-20000), i(0), i(0)]), i(20000));
+        assert_eq!(length_wide([i(2), i(3), i(6)]), i(7));
+        assert_eq!(length_wide([Fpx16_16::ZERO; 2]), Fpx16_16::ZERO);
+        // Tiny vectors keep their length (the plain path rounds x² to 0).
+        assert_eq!(length_wide([r(3), r(4)]), r(5));
+        assert_eq!(
+            length_wide([Fpx16_16::EPSILON, Fpx16_16::ZERO]),
+            Fpx16_16::EPSILON
+        );
+    }
+
+    #[test]
+    fn length_wide_saturates_only_above_max() {
+        assert_eq!(length_wide([Fpx16_16::MAX, Fpx16_16::ZERO]), Fpx16_16::MAX);
+        assert_eq!(length_wide([Fpx16_16::MIN, Fpx16_16::ZERO]), Fpx16_16::MAX);
+        assert_eq!(
+            length_wide([Fpx16_16::MIN, Fpx16_16::MIN, Fpx16_16::MIN]),
+            Fpx16_16::MAX
+        );
+        // 23170·√2 < MAX: fits; the diagonal of MAX does not.
+        let d = i(23170);
+        assert_eq!(length_wide([d, d]).to_raw(), 2_147_439_624); // 23170·√2 ≈ 32767.33
+        assert_eq!(length_wide([Fpx16_16::MAX, Fpx16_16::MAX]), Fpx16_16::MAX);
+        // The exact threshold: sum 2^62 − 2^31 → 2^31 − 1; one more → MAX too
+        // (saturation), and below it a plain root.
+        let s = ((1u128 << 62) - (1 << 31)) as u64;
+        assert_eq!(isqrt_round_u64(s), (1 << 31) - 1);
+        assert_eq!(isqrt_round_u64(s + 1), 1 << 31);
+    }
+
+    #[test]
+    fn distance_wide_takes_differences_without_saturating() {
+        let a = [i(-30000), i(0)];
+        let b = [i(30000), i(0)];
+        // The difference (60000) saturates Q16.16, but not here: MAX.
+        assert_eq!(distance_wide(a, b), Fpx16_16::MAX);
+        let a = [i(-10000), i(-10000)];
+        let b = [i(10000), i(5000)];
+        assert_eq!(distance_wide(a, b), i(25000));
+        assert_eq!(distance_wide(b, a), i(25000));
+        assert_eq!(distance_wide(a, a), Fpx16_16::ZERO);
+    }
+
+    #[test]
+    fn normalize_wide_keeps_direction_at_any_length() {
+        let n = normalize_wide([i(3000), i(-4000)]);
+        assert_eq!(n, [r(39322), r(-52429)]); // 0.6, −0.8 rounded
+        assert_eq!(normalize_wide([Fpx16_16::ZERO; 3]), [Fpx16_16::ZERO; 3]);
+        assert_eq!(
+            normalize_wide([Fpx16_16::EPSILON, Fpx16_16::ZERO]),
+            [Fpx16_16::ONE, Fpx16_16::ZERO]
+        );
+        // Longer than MAX: (MIN, MIN) normalizes to (−1/√2, −1/√2).
+        let n = normalize_wide([Fpx16_16::MIN, Fpx16_16::MIN]);
+        assert_eq!(n, [r(-46341), r(-46341)]);
+        let n = normalize_wide([Fpx16_16::MAX, Fpx16_16::ZERO, Fpx16_16::ZERO]);
+        assert_eq!(n, [Fpx16_16::ONE, Fpx16_16::ZERO, Fpx16_16::ZERO]);
+    }
+}
