@@ -6,6 +6,7 @@
 
 #![allow(clippy::print_stderr, reason = "progress lines go to stderr")]
 
+pub mod diag;
 pub mod harness;
 
 use harness::Bench;
@@ -14,4 +15,4 @@ use harness::Bench;
 pub type AreaFn = fn(&mut Bench);
 
 /// The bench areas, one line each: `(name, entry point)`.
-pub const AREAS: &[(&str, AreaFn)] = &[];
+pub const AREAS: &[(&str, AreaFn)] = &[("diag", diag::run)];

@@ -52,6 +52,12 @@
 /// // The same key within the window is suppressed, and counted.
 /// assert!(!laige_core::event!(Warn, TICK_DROPPED, dropped = 16_u32));
 /// ```
+///
+/// Anything but the five severity names is a compile error:
+///
+/// ```compile_fail
+/// laige_core::event!(Warning, laige_core::EventId::new("doc", "typo"));
+/// ```
 #[macro_export]
 macro_rules! event {
     (Trace, $($rest:tt)+) => { $crate::__laige_event!(Trace, TRACE, $($rest)+) };
