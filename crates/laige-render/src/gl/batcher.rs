@@ -12,12 +12,15 @@
 //! buffers, which grow only when a frame has more sprites (or more batches)
 //! than any frame before.
 
-use laige_core::{Error, ErrorCode, EventId, Result};
+use laige_core::{Error, ErrorCode, EventId, Result, diag};
 
 /// A view rectangle that is not finite or has `min >= max`.
 const VIEW_INVALID: EventId = EventId::new("sprite_batcher", "view_invalid");
 /// An interpolation alpha outside `[0, 1]`.
 const ALPHA_INVALID: EventId = EventId::new("sprite_batcher", "alpha_invalid");
+/// Sprites with non-finite geometry were dropped (a rate-limited Warn with
+/// `rejected` and `input`).
+const SPRITE_REJECTED: EventId = EventId::new("sprite_batcher", "sprite_rejected");
 /// More sprites in one frame than [`MAX_SPRITES_PER_FRAME`].
 const TOO_MANY_SPRITES: EventId = EventId::new("sprite_batcher", "too_many_sprites");
 
@@ -163,20 +166,20 @@ impl ViewRect {
     /// finite or `min >= max` on an axis.
     pub fn new(min_x: f32, min_y: f32, max_x: f32, max_y: f32) -> Result<Self> {
         if !(min_x.is_finite() && max_x.is_finite()) || min_x >= max_x {
-            return Err(Error::invalid_argument(
+            return Err(diag::reported(Error::invalid_argument(
                 VIEW_INVALID,
                 "view x range",
                 format!("[{min_x}, {max_x}]"),
                 "finite bounds with min_x < max_x",
-            ));
+            )));
         }
         if !(min_y.is_finite() && max_y.is_finite()) || min_y >= max_y {
-            return Err(Error::invalid_argument(
+            return Err(diag::reported(Error::invalid_argument(
                 VIEW_INVALID,
                 "view y range",
                 format!("[{min_y}, {max_y}]"),
                 "finite bounds with min_y < max_y",
-            ));
+            )));
         }
         Ok(Self {
             min: [min_x, min_y],
@@ -229,7 +232,8 @@ pub struct BatchStats {
     /// Finite sprites entirely outside the view (or of zero area).
     pub culled: u32,
     /// Sprites with a non-finite position, previous position, size or
-    /// rotation: dropped and counted here (never drawn, never a panic).
+    /// rotation: dropped, counted here and logged (a rate-limited
+    /// `sprite_batcher/sprite_rejected` Warn) — never drawn, never a panic.
     pub rejected: u32,
     /// Batches (draw calls) produced.
     pub batches: u32,
@@ -297,20 +301,22 @@ impl SpriteBatcher {
         self.stats = BatchStats::default();
         let alpha = params.alpha;
         if !(0.0..=1.0).contains(&alpha) {
-            return Err(Error::invalid_argument(
+            return Err(diag::reported(Error::invalid_argument(
                 ALPHA_INVALID,
                 "alpha",
                 alpha,
                 "0.0..=1.0",
-            ));
+            )));
         }
         let view = params.view;
         ViewRect::new(view.min[0], view.min[1], view.max[0], view.max[1])?;
         if sprites.len() > MAX_SPRITES_PER_FRAME {
-            return Err(Error::new(ErrorCode::InvalidArgument, TOO_MANY_SPRITES)
-                .with_field("sprites.len()")
-                .with_value(sprites.len())
-                .with_accepted(format!("0..={MAX_SPRITES_PER_FRAME} per frame")));
+            return Err(diag::reported(
+                Error::new(ErrorCode::InvalidArgument, TOO_MANY_SPRITES)
+                    .with_field("sprites.len()")
+                    .with_value(sprites.len())
+                    .with_accepted(format!("0..={MAX_SPRITES_PER_FRAME} per frame")),
+            ));
         }
         self.instances.reserve(sprites.len());
 
@@ -376,6 +382,15 @@ impl SpriteBatcher {
                 first: run_first,
                 count: n_visible - run_first,
             });
+        }
+        if rejected > 0 {
+            // The unhealthy path only: rate-limited, no formatting unless emitted.
+            laige_core::event!(
+                Warn,
+                SPRITE_REJECTED,
+                rejected = rejected,
+                input = sprites.len()
+            );
         }
         self.view = Some(view);
         self.stats = BatchStats {
@@ -546,13 +561,24 @@ mod tests {
         nan_prev.prev_position = [5.0, f32::NAN];
         nan_pos.prev_position = [1.0, 1.0];
         let ok = Sprite::quad([5.0, 5.0], [1.0, 1.0], RED);
-        let stats = b
-            .build(&[nan_pos, inf_size, nan_rot, nan_prev, ok], &params(0.5))
-            .unwrap();
+        let (stats, events) = laige_core::diag::capture_events(|| {
+            b.build(&[nan_pos, inf_size, nan_rot, nan_prev, ok], &params(0.5))
+                .unwrap()
+        });
         assert_eq!(
             (stats.input, stats.visible, stats.culled, stats.rejected),
             (5, 1, 0, 4)
         );
+        let warn: Vec<String> = events
+            .iter()
+            .filter(|e| e.is(SPRITE_REJECTED))
+            .map(ToString::to_string)
+            .collect();
+        insta::assert_debug_snapshot!(warn, @r#"
+        [
+            "WARN subsystem=sprite_batcher event=sprite_rejected rejected=4 input=5",
+        ]
+        "#);
     }
 
     #[test]

@@ -100,7 +100,7 @@ mod imp {
     use glutin::prelude::NotCurrentGlContext;
     use glutin::surface::{PbufferSurface, SurfaceAttributesBuilder};
 
-    use laige_core::{Error, ErrorCode, Result};
+    use laige_core::{Error, ErrorCode, Result, diag};
 
     use super::super::context::{BoundSurface, CREATE_FAILED, CurrentGlContext, MAX_TARGET_SIZE};
     use super::super::context::{Offscreen, Parts, gl_i32, next_context_id, validate_size};
@@ -108,15 +108,23 @@ mod imp {
 
     pub(super) fn create(config: &HeadlessConfig) -> Result<CurrentGlContext> {
         let devices = egl::device::Device::query_devices().map_err(|e| {
-            Error::new(ErrorCode::Unsupported, CREATE_FAILED)
-                .with_detail("EGL device enumeration is unavailable (is libEGL installed, e.g. Debian's libegl1 + libegl-mesa0?)")
-                .with_source(e)
+            diag::reported(
+                Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+                    .with_detail(
+                        "EGL device enumeration is unavailable \
+                         (is libEGL installed, e.g. Debian's libegl1 + libegl-mesa0?)",
+                    )
+                    .with_source(e),
+            )
         })?;
         let mut tried = String::new();
-        let mut last_failed: Option<Error> = None;
+        let mut any_failed = false;
         for (idx, device) in devices.enumerate() {
             match create_on_device(&device, config) {
                 Ok(ctx) => return Ok(ctx),
+                // A size above this driver's limit: the caller's to fix
+                // (already reported by the validation).
+                Err(e) if e.code() == ErrorCode::InvalidArgument => return Err(e),
                 Err(e) => {
                     use std::fmt::Write as _;
                     let name = device.name().or(device.vendor()).unwrap_or("unnamed");
@@ -125,24 +133,24 @@ mod imp {
                         "{}device {idx} ({name}): {e}",
                         if tried.is_empty() { "" } else { "; " }
                     );
-                    if e.code() != ErrorCode::Unsupported {
-                        last_failed = Some(e);
-                    }
+                    any_failed |= e.code() != ErrorCode::Unsupported;
                 }
             }
         }
         if tried.is_empty() {
-            return Err(Error::new(ErrorCode::Unsupported, CREATE_FAILED)
-                .with_detail("EGL lists no device"));
+            return diag::fail(
+                Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+                    .with_detail("EGL lists no device"),
+            );
         }
         // A device that failed outright (not for lack of support) makes the
         // whole creation a failure; otherwise nothing qualified.
-        let code = if last_failed.is_some() {
+        let code = if any_failed {
             ErrorCode::Failed
         } else {
             ErrorCode::Unsupported
         };
-        Err(Error::new(code, CREATE_FAILED).with_detail(format!(
+        diag::fail(Error::new(code, CREATE_FAILED).with_detail(format!(
             "no EGL device gave an OpenGL 3.3 core context: {tried}"
         )))
     }
@@ -323,8 +331,11 @@ mod imp {
     use super::{CurrentGlContext, HeadlessConfig};
 
     pub(super) fn create(_config: &HeadlessConfig) -> Result<CurrentGlContext> {
-        Err(Error::new(ErrorCode::Unsupported, CREATE_FAILED)
-            .with_detail("headless GL needs EGL, which this platform's glutin build does not have"))
+        laige_core::diag::fail(
+            Error::new(ErrorCode::Unsupported, CREATE_FAILED).with_detail(
+                "headless GL needs EGL, which this platform's glutin build does not have",
+            ),
+        )
     }
 }
 

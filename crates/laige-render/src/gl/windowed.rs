@@ -60,7 +60,7 @@ impl CurrentGlContext {
     /// size is zero. A swap-interval rejection is not fatal: the context is
     /// returned with [`vsync`](Self::vsync) reporting what is in effect.
     pub fn windowed(event_loop: &ActiveEventLoop, config: WindowedConfig) -> Result<Self> {
-        imp::create(event_loop, config)
+        imp::create(event_loop, config).map_err(laige_core::diag::reported)
     }
 }
 
@@ -202,8 +202,9 @@ mod imp {
         };
         let mut ctx = CurrentGlContext::from_parts(current, parts);
         ctx.bind_target();
-        // A rejected interval is not fatal (Xvfb and some compositors ignore
-        // it); `vsync()` then reports what is in effect.
+        // A rejected interval is not fatal (some drivers and compositors
+        // refuse it); set_vsync has reported it, and `vsync()` says what is
+        // in effect.
         let _ = ctx.set_vsync(config.vsync);
         Ok(ctx)
     }

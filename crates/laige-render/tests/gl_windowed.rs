@@ -1,0 +1,300 @@
+//! Windowed GL smoke test (X11, e.g. under `xvfb-run -a`): open a 64×48
+//! window through winit 0.30's `ApplicationHandler::resumed`, draw the known
+//! scene, read the back buffer before the swap and check exact colors; then
+//! hand the context to another thread and back (release-then-bind) and
+//! check again.
+//!
+//! `harness = false`: winit's event loop must run on the main thread.
+//!
+//! Display: the session's (`DISPLAY`/`WAYLAND_DISPLAY`), else — when the
+//! `Xvfb` binary is installed (Debian: `xvfb`) — a private Xvfb this test
+//! starts on a free display number, re-running itself against it and
+//! stopping it afterwards (so plain `cargo test` covers the windowed path
+//! on CI and on any machine with Xvfb). Neither: one `SKIPPED` line and
+//! success, unless `LAIGE_REQUIRE_DISPLAY=1` (CI), which makes it a failure.
+
+mod gl_support;
+
+use std::path::Path;
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use gl_support::*;
+use laige_core::Error;
+use laige_render::gl::{
+    BatchParams, CurrentGlContext, GlTarget, SpriteBatcher, SpriteRenderer, ViewRect,
+    WindowedConfig,
+};
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::WindowEvent;
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::window::{Window, WindowId};
+
+fn display_required() -> bool {
+    std::env::var("LAIGE_REQUIRE_DISPLAY").is_ok_and(|v| v == "1")
+}
+
+fn skip_or_fail(why: &str) -> ExitCode {
+    if display_required() {
+        visible_line(&format!(
+            "FAILED: gl_windowed: {why} (LAIGE_REQUIRE_DISPLAY=1)"
+        ));
+        ExitCode::FAILURE
+    } else {
+        visible_line(&format!(
+            "SKIPPED: gl_windowed: {why}; run under `xvfb-run -a` or set LAIGE_REQUIRE_DISPLAY=1 to make this a failure"
+        ));
+        ExitCode::SUCCESS
+    }
+}
+
+/// The checks run inside `resumed`; the outcome is reported after the loop.
+#[derive(Default)]
+struct App {
+    outcome: Option<Result<String, String>>,
+}
+
+impl App {
+    fn run_checks(event_loop: &ActiveEventLoop, prefer_egl: bool) -> Result<String, String> {
+        let attributes = Window::default_attributes()
+            .with_title("laige gl_windowed")
+            .with_inner_size(PhysicalSize::new(W, H))
+            .with_resizable(false);
+        let config = WindowedConfig {
+            attributes,
+            vsync: true,
+            prefer_egl,
+        };
+        let ctx = CurrentGlContext::windowed(event_loop, config).map_err(|e| e.to_string())?;
+        if ctx.target() != GlTarget::Window || ctx.window().is_none() {
+            return Err(format!("target {:?}, expected a window", ctx.target()));
+        }
+        if ctx.size() != (W, H) {
+            return Err(format!(
+                "surface size {:?}, expected {:?}",
+                ctx.size(),
+                (W, H)
+            ));
+        }
+        let refresh = ctx.refresh_rate_hz();
+        if refresh > 1000 {
+            return Err(format!("refresh rate {refresh} Hz is not plausible"));
+        }
+        let mut renderer = SpriteRenderer::new(&ctx).map_err(|e| e.to_string())?;
+        draw_and_check(&ctx, &mut renderer).map_err(|e| format!("first frame: {e}"))?;
+
+        // The render thread's take-over and hand-back.
+        let released = ctx.release().map_err(|e| e.to_string())?;
+        let (released, mut renderer) = std::thread::spawn(move || {
+            let result = (|| {
+                let mut ctx = released.make_current()?;
+                ctx.set_vsync(false)?;
+                draw_and_check(&ctx, &mut renderer)?;
+                ctx.release()
+            })();
+            result
+                .map(|r| (r, renderer))
+                .map_err(|e| format!("render thread: {e}"))
+        })
+        .join()
+        .map_err(|_| "the render thread panicked".to_owned())??;
+        let ctx = released.make_current().map_err(|e| e.to_string())?;
+        if ctx.vsync() {
+            return Err("vsync should be off after set_vsync(false)".to_owned());
+        }
+        draw_and_check(&ctx, &mut renderer).map_err(|e| format!("frame after hand-back: {e}"))?;
+        hold_for_screenshot(&ctx, &mut renderer);
+        renderer.destroy(&ctx);
+        Ok(format!(
+            "gl_windowed: ok ({} first: {}x{} window, refresh {} Hz, vsync toggled, thread hand-off)",
+            if prefer_egl { "EGL" } else { "GLX" },
+            W,
+            H,
+            refresh
+        ))
+    }
+}
+
+/// With `LAIGE_WINDOWED_HOLD_MS=n`, keeps presenting the scene for `n` ms
+/// so a person can capture the window (`import -window root shot.png`).
+fn hold_for_screenshot(ctx: &CurrentGlContext, renderer: &mut SpriteRenderer) {
+    let Some(ms) = std::env::var("LAIGE_WINDOWED_HOLD_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return;
+    };
+    let end = std::time::Instant::now() + std::time::Duration::from_millis(ms);
+    while std::time::Instant::now() < end {
+        let _ = draw_and_check(ctx, renderer);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Draws the scene, reads it back before the swap, checks it, swaps.
+fn draw_and_check(ctx: &CurrentGlContext, renderer: &mut SpriteRenderer) -> Result<(), Error> {
+    let mut batcher = SpriteBatcher::default();
+    let view = ViewRect::new(0.0, 0.0, W as f32, H as f32)?;
+    batcher.build(&scene(), &BatchParams { view, alpha: 1.0 })?;
+    renderer.clear(ctx, CLEAR)?;
+    renderer.draw(ctx, &batcher)?;
+    let rgba = ctx.read_pixels(0, 0, W, H)?;
+    // assert_scene_pixels panics with a message naming the pixel; turn it
+    // into an error for the report.
+    std::panic::catch_unwind(|| assert_scene_pixels(&rgba)).map_err(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_else(|| "pixel check failed".to_owned());
+        Error::new(
+            laige_core::ErrorCode::Failed,
+            laige_core::EventId::new("test", "pixels"),
+        )
+        .with_detail(msg)
+    })?;
+    ctx.swap_buffers()
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.outcome.is_none() {
+            // GLX first (glutin-winit's default), then EGL first.
+            let outcome = Self::run_checks(event_loop, false).and_then(|glx| {
+                Self::run_checks(event_loop, true).map(|egl| format!("{glx}\n{egl}"))
+            });
+            self.outcome = Some(outcome);
+        }
+        event_loop.exit();
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        if event == WindowEvent::CloseRequested {
+            event_loop.exit();
+        }
+    }
+}
+
+/// Set on the re-run against the private Xvfb (so it never starts another).
+const UNDER_PRIVATE_XVFB: &str = "LAIGE_GL_WINDOWED_PRIVATE_XVFB";
+
+/// A private Xvfb on the first free display number from 90 on, once its
+/// socket exists; `None` when Xvfb is not installed or never came up.
+fn start_xvfb() -> Option<(Child, String)> {
+    for n in 90..130 {
+        if Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        {
+            continue;
+        }
+        let display = format!(":{n}");
+        let mut child = Command::new("Xvfb")
+            .args([
+                display.as_str(),
+                "-screen",
+                "0",
+                "320x240x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?; // not installed: no point trying other numbers
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+                return Some((child, display));
+            }
+            // Exited (e.g. lost a race for the number): try the next one.
+            if !matches!(child.try_wait(), Ok(None)) || Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    None
+}
+
+/// Stops our Xvfb politely (SIGTERM, so it removes its socket and lock),
+/// then forcefully after a second, and removes what it left behind.
+fn stop_xvfb(mut xvfb: Child, display: &str) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &xvfb.id().to_string()])
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while matches!(xvfb.try_wait(), Ok(None)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = xvfb.kill();
+    let _ = xvfb.wait();
+    let n = display.trim_start_matches(':');
+    let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{n}"));
+    let _ = std::fs::remove_file(format!("/tmp/.X{n}-lock"));
+}
+
+/// Re-runs this test binary against a private Xvfb and returns its verdict.
+fn run_under_private_xvfb() -> Option<ExitCode> {
+    let exe = std::env::current_exe().ok()?;
+    let (xvfb, display) = start_xvfb()?;
+    visible_line(&format!(
+        "gl_windowed: no session display; started Xvfb on {display}"
+    ));
+    let status = Command::new(exe)
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env(UNDER_PRIVATE_XVFB, "1")
+        .status();
+    stop_xvfb(xvfb, &display);
+    Some(match status {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(e) => {
+            visible_line(&format!("FAILED: gl_windowed: re-running under Xvfb: {e}"));
+            ExitCode::FAILURE
+        }
+    })
+}
+
+fn main() -> ExitCode {
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if !has_display {
+        if std::env::var_os(UNDER_PRIVATE_XVFB).is_none()
+            && let Some(code) = run_under_private_xvfb()
+        {
+            return code;
+        }
+        return skip_or_fail(
+            "no display (DISPLAY and WAYLAND_DISPLAY are unset) and no Xvfb to start",
+        );
+    }
+    let event_loop = match EventLoop::new() {
+        Ok(el) => el,
+        Err(e) => return skip_or_fail(&format!("cannot connect to the display: {e}")),
+    };
+    let mut app = App::default();
+    if let Err(e) = event_loop.run_app(&mut app) {
+        visible_line(&format!("FAILED: gl_windowed: event loop: {e}"));
+        return ExitCode::FAILURE;
+    }
+    match app.outcome {
+        Some(Ok(line)) => {
+            visible_line(&line);
+            visible_line("gl_windowed: 2 passed; 0 failed");
+            ExitCode::SUCCESS
+        }
+        Some(Err(e)) => {
+            visible_line(&format!("FAILED: gl_windowed: {e}"));
+            ExitCode::FAILURE
+        }
+        None => {
+            visible_line("FAILED: gl_windowed: the event loop ended without `resumed`");
+            ExitCode::FAILURE
+        }
+    }
+}
