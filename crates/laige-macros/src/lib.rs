@@ -1,0 +1,131 @@
+//! # laige-macros
+//!
+//! Derive macros for laige. One today: `#[derive(StateHash)]`, re-exported
+//! by `laige-sim` as `laige_sim::StateHash` (use it from there — the
+//! generated code names `::laige_sim`).
+//!
+//! The derive feeds every field, in declaration order, into the
+//! deterministic state hasher. It adds no escape hatch (no `skip`
+//! attribute): a field whose type does not implement `StateHash` — a raw
+//! `f32` or `f64` above all — is a compile error, which is the compile-time
+//! half of the "sim state is SimMath only" rule (the determinism lint is the
+//! other half). See `docs/api/world.md`, "State hash".
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, GenericParam, parse_macro_input, parse_quote};
+
+/// Derives `laige_sim::StateHash` for a struct or an enum.
+///
+/// * Structs (named, tuple, unit): every field in declaration order.
+/// * Enums: the variant's declaration index as a `u32` (not its
+///   discriminant value, so reordering discriminants without reordering
+///   variants does not change the encoding), then the variant's fields in
+///   declaration order.
+/// * Unions are rejected (their active field is not knowable).
+/// * Every type parameter gains a `StateHash` bound.
+///
+/// Each field's type must implement `StateHash`; `f32`/`f64` do not, so a
+/// component holding a raw float does not compile.
+#[proc_macro_derive(StateHash)]
+pub fn derive_state_hash(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    match expand(input) {
+        Ok(tokens) => tokens.into(),
+        Err(err) => err.to_compile_error().into(),
+    }
+}
+
+fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
+    let krate: syn::Path = parse_quote!(::laige_sim::state_hash);
+    for param in &mut input.generics.params {
+        if let GenericParam::Type(ty) = param {
+            ty.bounds.push(parse_quote!(#krate::StateHash));
+        }
+    }
+    let name = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let body = match &input.data {
+        Data::Struct(data) => {
+            let (pattern, feeds) = destructure(&data.fields, &krate);
+            let silence = data.fields.is_empty().then(|| quote! { let _ = hasher; });
+            quote! {
+                let #name #pattern = self;
+                #silence
+                #(#feeds)*
+            }
+        }
+        Data::Enum(data) => {
+            let arms = data.variants.iter().enumerate().map(|(idx, variant)| {
+                let idx = u32::try_from(idx).unwrap_or(u32::MAX);
+                let vname = &variant.ident;
+                let (pattern, feeds) = destructure(&variant.fields, &krate);
+                quote! {
+                    #name::#vname #pattern => {
+                        hasher.write_u32(#idx);
+                        #(#feeds)*
+                    }
+                }
+            });
+            if data.variants.is_empty() {
+                quote! {
+                    let _ = hasher;
+                    match *self {}
+                }
+            } else {
+                quote! {
+                    match self {
+                        #(#arms)*
+                    }
+                }
+            }
+        }
+        Data::Union(u) => {
+            return Err(syn::Error::new(
+                u.union_token.span(),
+                "StateHash cannot be derived for a union: its active field is unknown; \
+                 use a struct or an enum",
+            ));
+        }
+    };
+    Ok(quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::StateHash for #name #ty_generics #where_clause {
+            #[inline]
+            fn hash_state(&self, hasher: &mut #krate::StateHasher) {
+                #body
+            }
+        }
+    })
+}
+
+/// A pattern binding every field (`{ a: __f0, b: __f1 }`, `(__f0, __f1)` or
+/// nothing) and one hashing statement per binding.
+fn destructure(fields: &Fields, krate: &syn::Path) -> (TokenStream2, Vec<TokenStream2>) {
+    let bindings: Vec<syn::Ident> = (0..fields.len())
+        .map(|i| syn::Ident::new(&format!("__laige_f{i}"), Span::call_site()))
+        .collect();
+    let feeds = fields
+        .iter()
+        .zip(&bindings)
+        .map(|(field, binding)| {
+            let ty = &field.ty;
+            // Naming the field type makes the "not implemented" error point
+            // at the offending field.
+            quote::quote_spanned! {ty.span()=>
+                <#ty as #krate::StateHash>::hash_state(#binding, hasher);
+            }
+        })
+        .collect();
+    let pattern = match fields {
+        Fields::Named(named) => {
+            let names = named.named.iter().map(|f| f.ident.as_ref());
+            quote! { { #(#names: #bindings),* } }
+        }
+        Fields::Unnamed(_) => quote! { ( #(#bindings),* ) },
+        Fields::Unit => quote! {},
+    };
+    (pattern, feeds)
+}

@@ -1,0 +1,73 @@
+//! Every event id laige-sim raises or reports, in one place.
+//!
+//! The ids are part of the public contract (tests, dashboards and the docs
+//! match on them): renaming one is a breaking change. Each id's page in
+//! `docs/api/` says when it fires, its severity and its fields.
+
+use laige_core::EventId;
+
+/// `loop/tick_rate_invalid`: `GameLoopOptions::tick_rate_hz` outside
+/// 20..=120 Hz (field `tick_rate_hz`). InvalidArgument + one rate-limited warn.
+pub const TICK_RATE_INVALID: EventId = EventId::new("loop", "tick_rate_invalid");
+/// `loop/catchup_invalid`: `GameLoopOptions::max_catch_up_ticks` below 1
+/// (field `max_catch_up`). InvalidArgument + one rate-limited warn.
+pub const CATCHUP_INVALID: EventId = EventId::new("loop", "catchup_invalid");
+/// `loop/tick_dropped` (Warn): a frame's due-tick demand exceeded the
+/// catch-up bound; fields `dropped`, `total_dropped`, `max_catch_up`,
+/// `tick_rate_hz`.
+pub const TICK_DROPPED: EventId = EventId::new("loop", "tick_dropped");
+/// `loop/invalid_transition`: a lifecycle call not allowed in the current
+/// state (InvalidState; returned, not logged).
+pub const INVALID_TRANSITION: EventId = EventId::new("loop", "invalid_transition");
+/// `loop/shut_down`: `frame()`/`step()` on a loop in `Shutdown`
+/// (InvalidState; returned, not logged — a pure failure).
+pub const SHUT_DOWN: EventId = EventId::new("loop", "shut_down");
+/// `loop/clock_backward` (Warn): the clock returned a reading below the
+/// previous one; the frame contributes no time. Fields `reading_ns`,
+/// `last_ns`.
+pub const CLOCK_BACKWARD: EventId = EventId::new("loop", "clock_backward");
+/// `loop/hook_panicked`: a [`LoopHooks`](crate::LoopHooks) callback panicked
+/// (Failed; the panic is caught).
+pub const HOOK_PANICKED: EventId = EventId::new("loop", "hook_panicked");
+
+/// `system/schedule_stale`: a schedule computed before the last system
+/// registration was run (InvalidArgument + rate-limited warn).
+pub const SCHEDULE_STALE: EventId = EventId::new("system", "schedule_stale");
+/// `system/schedule_invalid`: a schedule from another world, or a
+/// default-constructed / malformed one, was run (InvalidArgument +
+/// rate-limited warn).
+pub const SCHEDULE_INVALID: EventId = EventId::new("system", "schedule_invalid");
+/// `system/name_invalid`: an empty system name, or one that is already
+/// registered in this world (InvalidArgument + rate-limited warn).
+pub const SYSTEM_NAME_INVALID: EventId = EventId::new("system", "name_invalid");
+/// `system/system_failed` (Warn): a system returned `Err`; fields `system`,
+/// `tick`. The system's own error is returned unchanged.
+pub const SYSTEM_FAILED: EventId = EventId::new("system", "system_failed");
+/// `system/system_panicked`: a system panicked; the panic is caught and
+/// becomes an [`ErrorCode::Failed`](laige_core::ErrorCode::Failed) error
+/// (plus a rate-limited warn) — never an unwinding loop.
+pub const SYSTEM_PANICKED: EventId = EventId::new("system", "system_panicked");
+
+/// `world/no_such_entity`: despawn/insert/remove on an entity that is not
+/// alive (InvalidArgument; returned, not logged — a query of state).
+pub const NO_SUCH_ENTITY: EventId = EventId::new("world", "no_such_entity");
+/// `world/missing_component`: `remove` of a component the entity does not
+/// have (InvalidArgument; returned, not logged).
+pub const MISSING_COMPONENT: EventId = EventId::new("world", "missing_component");
+/// `world/churn_budget_invalid`: a per-frame churn budget of 0
+/// (InvalidArgument + rate-limited warn).
+pub const CHURN_BUDGET_INVALID: EventId = EventId::new("world", "churn_budget_invalid");
+/// `world/spawn_budget_exceeded` (Warn): a frame spawned more entities than
+/// the per-frame budget; fields `frame`, `spawns`, `budget`.
+pub const SPAWN_BUDGET_EXCEEDED: EventId = EventId::new("world", "spawn_budget_exceeded");
+/// `world/despawn_budget_exceeded` (Warn): a frame despawned more entities
+/// than the per-frame budget; fields `frame`, `despawns`, `budget`.
+pub const DESPAWN_BUDGET_EXCEEDED: EventId = EventId::new("world", "despawn_budget_exceeded");
+
+/// `profiler/config_invalid`: a ring capacity or system-slot count outside
+/// its range (InvalidArgument + rate-limited warn).
+pub const PROFILER_CONFIG_INVALID: EventId = EventId::new("profiler", "config_invalid");
+
+/// `alloc/sim_tick_allocation` (Error): a completed tick allocated (debug
+/// builds, G-R1); fields `tick`, `allocs`, `site`.
+pub const SIM_TICK_ALLOCATION: EventId = EventId::new("alloc", "sim_tick_allocation");

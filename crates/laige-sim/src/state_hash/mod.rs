@@ -1,0 +1,388 @@
+//! The deterministic state hash: [`StateHash`], [`StateHasher`] and
+//! `#[derive(StateHash)]`.
+//!
+//! Every component that belongs to the deterministic simulation state
+//! implements [`StateHash`]: it feeds a canonical byte encoding of itself
+//! into a [`StateHasher`]. [`World::state_hash`](crate::World::state_hash)
+//! combines those per entity into one `u64` that two runs of the same
+//! simulation must agree on bit for bit (replays, `cargo xtask detcheck`).
+//!
+//! # The encoding
+//!
+//! * The hasher is **FNV-1a 64** (offset basis `0xcbf2_9ce4_8422_2325`,
+//!   prime `0x0000_0100_0000_01b3`) over bytes. It has no seed and no
+//!   per-process state — unlike `std`'s `RandomState`, which is randomized
+//!   per process on purpose and therefore useless here.
+//! * Integers: little-endian, at their declared width; `usize`/`isize` as
+//!   64-bit (the value, not the platform width, is the state); `bool` one
+//!   byte `0`/`1`; `char` its `u32` scalar value.
+//! * `Fpx16_16`: its raw `i32`; `Fp32Pinned`: its bits with every NaN
+//!   canonicalized ([`SimScalar::to_hash_bits`](laige_core::SimScalar)) —
+//!   Rust leaves a NaN's sign and payload unspecified, so two builds may
+//!   produce different NaN bits for the same computation.
+//! * `Vec2`/`Vec3`: the components in order; arrays: the elements in order
+//!   (the length is part of the type); slices and `Vec`: the length as a
+//!   `u64`, then the elements; `Option`: a tag byte (`0` none, `1` some)
+//!   then the value; tuples: the elements in order.
+//! * Derived structs: the fields in declaration order; derived enums: the
+//!   variant's declaration index as `u32`, then its fields.
+//!
+//! # Floats do not hash
+//!
+//! `f32` and `f64` deliberately do **not** implement [`StateHash`], so a sim
+//! component with a raw float field does not compile:
+//!
+//! ```compile_fail,E0277
+//! use laige_sim::StateHash;
+//!
+//! #[derive(StateHash)]
+//! struct Position {
+//!     x: f32, // error: the trait `StateHash` is not implemented for `f32`
+//!     y: f32,
+//! }
+//! ```
+//!
+//! The same component written with SimMath scalars compiles:
+//!
+//! ```
+//! use laige_sim::{StateHash, StateHasher};
+//!
+//! #[derive(StateHash)]
+//! struct Position {
+//!     x: i32, // Q16.16 raw units
+//!     y: i32,
+//! }
+//!
+//! let mut h = StateHasher::default();
+//! Position { x: 65_536, y: 0 }.hash_state(&mut h);
+//! assert_ne!(h.finish(), StateHasher::default().finish());
+//! ```
+
+/// The FNV-1a 64 offset basis: the hasher's initial state.
+pub const FNV1A64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+/// The FNV-1a 64 prime.
+pub const FNV1A64_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// A deterministic FNV-1a 64 hasher: no seed, no per-process state, the
+/// same bytes give the same hash on every platform and in every build.
+///
+/// ```
+/// use laige_sim::StateHasher;
+/// let mut h = StateHasher::default();
+/// h.write_bytes(b"a");
+/// assert_eq!(h.finish(), 0xaf63_dc4c_8601_ec8c); // the published FNV-1a 64 of "a"
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateHasher {
+    state: u64,
+}
+
+impl Default for StateHasher {
+    fn default() -> Self {
+        Self {
+            state: FNV1A64_OFFSET,
+        }
+    }
+}
+
+impl StateHasher {
+    /// Resumes hashing from a state previously returned by
+    /// [`finish`](Self::finish) (FNV-1a's state is its output, so a stream
+    /// can be split: hashing `a` then resuming to hash `b` equals hashing
+    /// `a ++ b`).
+    #[must_use]
+    pub const fn from_state(state: u64) -> Self {
+        Self { state }
+    }
+
+    /// Feeds raw bytes.
+    #[inline]
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
+        let mut s = self.state;
+        for &b in bytes {
+            s ^= u64::from(b);
+            s = s.wrapping_mul(FNV1A64_PRIME);
+        }
+        self.state = s;
+    }
+
+    /// Feeds one byte.
+    #[inline]
+    pub fn write_u8(&mut self, v: u8) {
+        self.write_bytes(&[v]);
+    }
+
+    /// Feeds a `u16`, little-endian.
+    #[inline]
+    pub fn write_u16(&mut self, v: u16) {
+        self.write_bytes(&v.to_le_bytes());
+    }
+
+    /// Feeds a `u32`, little-endian.
+    #[inline]
+    pub fn write_u32(&mut self, v: u32) {
+        self.write_bytes(&v.to_le_bytes());
+    }
+
+    /// Feeds a `u64`, little-endian.
+    #[inline]
+    pub fn write_u64(&mut self, v: u64) {
+        self.write_bytes(&v.to_le_bytes());
+    }
+
+    /// Feeds a `u128`, little-endian.
+    #[inline]
+    pub fn write_u128(&mut self, v: u128) {
+        self.write_bytes(&v.to_le_bytes());
+    }
+
+    /// The hash of everything fed so far (the hasher stays usable).
+    #[must_use]
+    pub const fn finish(&self) -> u64 {
+        self.state
+    }
+}
+
+/// A value that is part of the deterministic simulation state.
+///
+/// Implement it with `#[derive(StateHash)]` (fields in declaration order);
+/// hand-written impls must feed a canonical encoding (see the module docs):
+/// equal logical values must feed equal bytes on every platform.
+///
+/// Not implemented for `f32`/`f64`, on purpose: see the module docs.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not deterministic simulation state: it does not implement `StateHash`",
+    label = "not hashable sim state",
+    note = "sim state is SimMath only: use `Fpx16_16`/`Fp32Pinned` (or integers) instead of raw `f32`/`f64`; see docs/api/world.md"
+)]
+pub trait StateHash {
+    /// Feeds this value's canonical encoding into `hasher`.
+    fn hash_state(&self, hasher: &mut StateHasher);
+}
+
+macro_rules! impl_int {
+    ($($t:ty => $w:ident as $as:ty),* $(,)?) => {$(
+        impl StateHash for $t {
+            #[inline]
+            fn hash_state(&self, hasher: &mut StateHasher) {
+                #[allow(clippy::cast_sign_loss, clippy::cast_possible_wrap, reason = "bit-preserving reinterpretation at the declared width")]
+                hasher.$w(*self as $as);
+            }
+        }
+    )*};
+}
+
+impl_int!(
+    u8 => write_u8 as u8,
+    u16 => write_u16 as u16,
+    u32 => write_u32 as u32,
+    u64 => write_u64 as u64,
+    u128 => write_u128 as u128,
+    usize => write_u64 as u64,
+    i8 => write_u8 as u8,
+    i16 => write_u16 as u16,
+    i32 => write_u32 as u32,
+    i64 => write_u64 as u64,
+    i128 => write_u128 as u128,
+    isize => write_u64 as u64,
+);
+
+impl StateHash for bool {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        hasher.write_u8(u8::from(*self));
+    }
+}
+
+impl StateHash for char {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        hasher.write_u32(u32::from(*self));
+    }
+}
+
+impl StateHash for () {
+    #[inline]
+    fn hash_state(&self, _hasher: &mut StateHasher) {}
+}
+
+impl<T: StateHash, const N: usize> StateHash for [T; N] {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        for v in self {
+            v.hash_state(hasher);
+        }
+    }
+}
+
+impl<T: StateHash> StateHash for [T] {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        (self.len() as u64).hash_state(hasher);
+        for v in self {
+            v.hash_state(hasher);
+        }
+    }
+}
+
+impl<T: StateHash> StateHash for Vec<T> {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        self.as_slice().hash_state(hasher);
+    }
+}
+
+impl<T: StateHash + ?Sized> StateHash for Box<T> {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        (**self).hash_state(hasher);
+    }
+}
+
+impl<T: StateHash + ?Sized> StateHash for &T {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        (**self).hash_state(hasher);
+    }
+}
+
+impl<T: StateHash> StateHash for Option<T> {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        match self {
+            None => hasher.write_u8(0),
+            Some(v) => {
+                hasher.write_u8(1);
+                v.hash_state(hasher);
+            }
+        }
+    }
+}
+
+macro_rules! impl_tuple {
+    ($($name:ident . $idx:tt),+) => {
+        impl<$($name: StateHash),+> StateHash for ($($name,)+) {
+            #[inline]
+            fn hash_state(&self, hasher: &mut StateHasher) {
+                $(self.$idx.hash_state(hasher);)+
+            }
+        }
+    };
+}
+
+impl_tuple!(A.0);
+impl_tuple!(A.0, B.1);
+impl_tuple!(A.0, B.1, C.2);
+impl_tuple!(A.0, B.1, C.2, D.3);
+
+/// Hashes one value on a fresh hasher: `hash_of(&v)` is
+/// `{ let mut h = StateHasher::default(); v.hash_state(&mut h); h.finish() }`.
+#[must_use]
+pub fn hash_of<T: StateHash + ?Sized>(value: &T) -> u64 {
+    let mut h = StateHasher::default();
+    value.hash_state(&mut h);
+    h.finish()
+}
+
+/// The FNV-1a 64 hash of a string's UTF-8 bytes (used for component keys).
+#[must_use]
+pub(crate) fn hash_str(s: &str) -> u64 {
+    let mut h = StateHasher::default();
+    h.write_bytes(s.as_bytes());
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::StateHash as DeriveStateHash;
+
+    #[test]
+    fn fnv1a64_matches_published_vectors() {
+        assert_eq!(hash_str(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(hash_str("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(hash_str("foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn integers_hash_little_endian_at_declared_width() {
+        let mut a = StateHasher::default();
+        0x0102_0304_u32.hash_state(&mut a);
+        let mut b = StateHasher::default();
+        b.write_bytes(&[4, 3, 2, 1]);
+        assert_eq!(a, b);
+        assert_ne!(hash_of(&1_u32), hash_of(&1_u64));
+        assert_eq!(hash_of(&-1_i32), hash_of(&u32::MAX));
+        assert_eq!(hash_of(&7_usize), hash_of(&7_u64));
+    }
+
+    #[test]
+    fn split_stream_resumes() {
+        let mut whole = StateHasher::default();
+        whole.write_bytes(b"abcdef");
+        let mut first = StateHasher::default();
+        first.write_bytes(b"abc");
+        let mut rest = StateHasher::from_state(first.finish());
+        rest.write_bytes(b"def");
+        assert_eq!(whole.finish(), rest.finish());
+    }
+
+    #[test]
+    fn options_slices_and_arrays_are_distinguished() {
+        assert_ne!(hash_of(&None::<u8>), hash_of(&Some(0_u8)));
+        assert_ne!(hash_of(&vec![1_u8]), hash_of(&[1_u8]));
+        assert_ne!(hash_of(&vec![0_u8; 0]), hash_of(&()));
+        assert_eq!(hash_of(&[1_u8, 2]), hash_of(&(1_u8, 2_u8)));
+    }
+
+    #[derive(DeriveStateHash)]
+    struct Named {
+        a: u32,
+        b: bool,
+    }
+
+    #[derive(DeriveStateHash)]
+    struct Tuple(u32, bool);
+
+    #[derive(DeriveStateHash)]
+    struct Unit;
+
+    #[derive(DeriveStateHash)]
+    enum Shape {
+        Dot,
+        Circle { r: i32 },
+        Pair(u8, u8),
+    }
+
+    #[derive(DeriveStateHash)]
+    struct Generic<S> {
+        v: [S; 2],
+    }
+
+    #[test]
+    fn derive_feeds_fields_in_declaration_order() {
+        let named = hash_of(&Named { a: 5, b: true });
+        let tuple = hash_of(&Tuple(5, true));
+        assert_eq!(named, tuple);
+        assert_eq!(named, hash_of(&(5_u32, true)));
+        assert_ne!(named, hash_of(&Named { a: 5, b: false }));
+        assert_eq!(hash_of(&Unit), StateHasher::default().finish());
+    }
+
+    #[test]
+    fn derive_enum_tags_variants_by_index() {
+        assert_eq!(hash_of(&Shape::Dot), hash_of(&0_u32));
+        assert_eq!(
+            hash_of(&Shape::Circle { r: 65_536 }),
+            hash_of(&(1_u32, 65_536_i32))
+        );
+        assert_eq!(hash_of(&Shape::Pair(1, 2)), hash_of(&(2_u32, 1_u8, 2_u8)));
+        assert_ne!(hash_of(&Shape::Pair(1, 2)), hash_of(&Shape::Pair(2, 1)));
+    }
+
+    #[test]
+    fn derive_bounds_generic_parameters() {
+        let g = Generic { v: [3_i16, 4] };
+        assert_eq!(hash_of(&g), hash_of(&(3_i16, 4_i16)));
+    }
+}

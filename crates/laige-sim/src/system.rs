@@ -1,0 +1,421 @@
+//! Named systems, their declared order, and the [`SystemSchedule`].
+//!
+//! A system is a closure or function `FnMut(&mut SystemContext) ->
+//! Result<()>` registered on the [`World`](crate::World) with a name and an
+//! order key. [`World::schedule_systems`](crate::World::schedule_systems)
+//! computes the run order once — ascending order key, ties in registration
+//! order — and [`World::run_systems`](crate::World::run_systems) runs it,
+//! one tick.
+//!
+//! # Staleness
+//!
+//! Every registration bumps the world's system generation. A schedule
+//! remembers the world and the generation it was computed for, so:
+//!
+//! * a schedule computed before a later registration is **stale**: running
+//!   it is `InvalidArgument` `system/schedule_stale`;
+//! * a schedule from another world, or a default-constructed one, is
+//!   **invalid**: `InvalidArgument` `system/schedule_invalid`.
+//!
+//! Validation precedes dispatch: a rejected schedule runs no system and
+//! leaves the world untouched (tick counter included).
+//!
+//! # Why boxed systems
+//!
+//! Systems are registered at run time and are heterogeneous closures, so
+//! the registry is a `Vec` of boxed `FnMut`s: static dispatch would make
+//! `World` generic over a type-level list of every system, which the
+//! engine's builder and the game code would all have to spell. The cost is
+//! one indirect call per system per tick (not per entity — the per-entity
+//! loops inside a system are fully monomorphized), and registering boxes
+//! the closure once (a cold path). Running a schedule allocates nothing.
+//!
+//! # Failures
+//!
+//! A system returning `Err` fails the tick: later systems do not run, the
+//! world's tick counter does not advance, the system's own error is returned
+//! unchanged and a rate-limited `system/system_failed` warn names it. A
+//! panicking system is caught (`catch_unwind`) and becomes an
+//! [`ErrorCode::Failed`] `system/system_panicked` error naming the system —
+//! a misbehaving system never unwinds through the loop. (Builds with
+//! `panic = "abort"` cannot catch: the process aborts, as Rust defines.) The
+//! effects a failed or panicking system made before it stopped stay in the
+//! world: there is no rollback.
+
+// det-allow-file(wall-clock): `SteadyClock` times systems for the profiler only (diagnostic samples, never sim state)
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use hecs::{
+    Bundle, Component, DynamicBundle, Entity, PreparedQuery, PreparedQueryIter, Query, QueryBorrow,
+    QueryIter,
+};
+use laige_core::clock::{MonotonicClock, SteadyClock};
+use laige_core::{Error, ErrorCode, Result};
+
+use crate::guardrails::ChurnGuard;
+use crate::profiler::Profiler;
+use crate::world::{despawn_counted, insert_checked, remove_checked};
+use crate::{emit, events};
+
+/// A registered system: boxed because systems are heterogeneous closures
+/// (see the module docs).
+pub(crate) type SystemFn = Box<dyn FnMut(&mut SystemContext<'_>) -> Result<()> + Send>;
+
+pub(crate) struct SystemEntry {
+    pub(crate) name: &'static str,
+    pub(crate) order: i32,
+    pub(crate) func: SystemFn,
+}
+
+/// The world's systems and their generation (bumped by each registration).
+#[derive(Default)]
+pub(crate) struct SystemRegistry {
+    pub(crate) entries: Vec<SystemEntry>,
+    pub(crate) generation: u64,
+}
+
+impl SystemRegistry {
+    pub(crate) fn register(
+        &mut self,
+        name: &'static str,
+        order: i32,
+        func: SystemFn,
+    ) -> Result<()> {
+        if name.is_empty() || name.trim() != name {
+            let err = Error::invalid_argument(
+                events::SYSTEM_NAME_INVALID,
+                "name",
+                format!("{name:?}"),
+                "a non-empty name without leading or trailing whitespace",
+            );
+            emit::report(&err);
+            return Err(err);
+        }
+        if self.entries.iter().any(|e| e.name == name) {
+            let err = Error::invalid_argument(
+                events::SYSTEM_NAME_INVALID,
+                "name",
+                format!("{name:?}"),
+                "a name not yet registered in this world",
+            )
+            .with_detail("system names are unique per world");
+            emit::report(&err);
+            return Err(err);
+        }
+        self.entries.push(SystemEntry { name, order, func });
+        self.generation += 1;
+        Ok(())
+    }
+
+    pub(crate) fn schedule(&self, world_id: u64) -> SystemSchedule {
+        let mut order: Vec<u32> = (0..self.entries.len())
+            .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
+            .collect();
+        // Stable sort: equal order keys keep registration order.
+        order.sort_by_key(|&i| self.entries[i as usize].order);
+        SystemSchedule {
+            world_id,
+            generation: self.generation,
+            order: order.into_boxed_slice(),
+        }
+    }
+
+    /// Whether `schedule` may run on this registry (no allocation, no log).
+    pub(crate) fn is_valid(&self, world_id: u64, schedule: &SystemSchedule) -> bool {
+        schedule.world_id == world_id
+            && schedule.generation == self.generation
+            && schedule.order.len() == self.entries.len()
+            && schedule
+                .order
+                .iter()
+                .all(|&i| (i as usize) < self.entries.len())
+    }
+
+    /// Validation only: no system runs, nothing is touched.
+    pub(crate) fn validate(&self, world_id: u64, schedule: &SystemSchedule) -> Result<()> {
+        if self.is_valid(world_id, schedule) {
+            return Ok(());
+        }
+        let err = if schedule.world_id != world_id {
+            Some(Error::invalid_argument(
+                events::SCHEDULE_INVALID,
+                "schedule",
+                if schedule.world_id == 0 {
+                    "an unscheduled (default) schedule".to_owned()
+                } else {
+                    format!("a schedule of world #{}", schedule.world_id)
+                },
+                format!("a schedule from this world's schedule_systems() (world #{world_id})"),
+            ))
+        } else if schedule.generation != self.generation {
+            Some(
+                Error::invalid_argument(
+                    events::SCHEDULE_STALE,
+                    "schedule",
+                    format!("system generation {}", schedule.generation),
+                    format!("the current generation {}", self.generation),
+                )
+                .with_detail(
+                    "a system was registered after scheduling; call schedule_systems() again",
+                ),
+            )
+        } else if schedule.order.len() != self.entries.len()
+            || schedule
+                .order
+                .iter()
+                .any(|&i| i as usize >= self.entries.len())
+        {
+            Some(Error::invalid_argument(
+                events::SCHEDULE_INVALID,
+                "schedule",
+                format!("{} entries", schedule.order.len()),
+                format!("{} systems of this world", self.entries.len()),
+            ))
+        } else {
+            None
+        };
+        match err {
+            Some(err) => {
+                emit::report(&err);
+                Err(err)
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// The run order of a world's systems, computed by
+/// [`World::schedule_systems`](crate::World::schedule_systems).
+///
+/// Valid for the world that computed it until the next system registration
+/// (see the module docs). `SystemSchedule::default()` belongs to no world:
+/// running it is `system/schedule_invalid`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SystemSchedule {
+    world_id: u64,
+    generation: u64,
+    order: Box<[u32]>,
+}
+
+impl SystemSchedule {
+    /// Number of systems in the schedule.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Whether the schedule runs no system.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The system generation this schedule was computed for.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub(crate) fn order(&self) -> &[u32] {
+        &self.order
+    }
+}
+
+/// What a running system sees: the entity store, the tick being computed,
+/// and its own name.
+///
+/// Spawns and despawns through the context count against the per-frame
+/// churn budgets ([`guardrails`](crate::guardrails)). Queries are hecs's:
+/// [`query_mut`](Self::query_mut) for exclusive iteration,
+/// [`query_prepared_mut`](Self::query_prepared_mut) to reuse a cached
+/// [`PreparedQuery`] across ticks (no per-tick archetype matching).
+pub struct SystemContext<'w> {
+    pub(crate) ecs: &'w mut hecs::World,
+    pub(crate) churn: &'w mut ChurnGuard,
+    pub(crate) tick: u64,
+    pub(crate) name: &'static str,
+}
+
+impl<'w> SystemContext<'w> {
+    /// The 0-based index of the tick being computed: the world's completed
+    /// tick count before this tick (after the tick completes,
+    /// `World::tick() == ctx.tick() + 1`).
+    #[must_use]
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// The running system's registered name.
+    #[must_use]
+    pub fn system_name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Read access to the hecs world (shared queries, lookups).
+    #[must_use]
+    pub fn ecs(&self) -> &hecs::World {
+        self.ecs
+    }
+
+    /// A shared, dynamically borrow-checked query (`&T` and `&mut T` both
+    /// allowed; see hecs). Iterate it with `.iter()`.
+    ///
+    /// Debug builds warm hecs's per-world query cache for `Q` here, outside
+    /// the G-R1 allocation window (see [`query_mut`](Self::query_mut)).
+    pub fn query<Q: Query>(&self) -> QueryBorrow<'_, Q> {
+        #[cfg(debug_assertions)]
+        {
+            let _ecs_bookkeeping = laige_core::alloc_watch::suspend();
+            drop(self.ecs.query::<Q>().iter());
+        }
+        self.ecs.query::<Q>()
+    }
+
+    /// An exclusive query, ready to iterate (no dynamic borrow checks).
+    /// Filter with hecs's `With`/`Without`/`Or` query types.
+    ///
+    /// hecs keeps a per-world cache of which archetypes match each query
+    /// type and rebuilds it (allocating) on a query type's first use and
+    /// after the archetype set changed. That rebuild is the ECS's own
+    /// bookkeeping, not the system's heap use, so it runs here with the
+    /// allocation watch suspended: a steady-state tick that queries
+    /// allocates nothing, and the first tick is not a false G-R1 positive.
+    pub fn query_mut<Q: Query>(&mut self) -> QueryIter<'_, Q> {
+        #[cfg(debug_assertions)]
+        let _ecs_bookkeeping = laige_core::alloc_watch::suspend();
+        self.ecs.query_mut::<Q>().into_iter()
+    }
+
+    /// Runs a cached [`PreparedQuery`] (kept by the system across ticks):
+    /// the archetype matching is redone only when the world's archetypes
+    /// changed (that re-preparation is ECS bookkeeping and, like
+    /// [`query_mut`](Self::query_mut)'s cache, not charged to the G-R1
+    /// window). Cheapest per call: no cache lookup, no lock.
+    pub fn query_prepared_mut<'q, Q: Query>(
+        &'q mut self,
+        query: &'q mut PreparedQuery<Q>,
+    ) -> PreparedQueryIter<'q, Q> {
+        #[cfg(debug_assertions)]
+        let _ecs_bookkeeping = laige_core::alloc_watch::suspend();
+        query.query_mut(self.ecs)
+    }
+
+    /// Exclusive access to one entity's components
+    /// (`ctx.query_one_mut::<&mut Pos>(e)`); `None` if the entity is dead
+    /// or lacks a component.
+    pub fn query_one_mut<Q: Query>(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
+        self.ecs.query_one_mut::<Q>(entity).ok()
+    }
+
+    /// Spawns an entity (counted against the spawn budget).
+    pub fn spawn(&mut self, components: impl DynamicBundle) -> Entity {
+        self.churn.on_spawn();
+        self.ecs.spawn(components)
+    }
+
+    /// Despawns an entity (counted against the despawn budget).
+    ///
+    /// # Errors
+    /// `world/no_such_entity` if the entity is not alive (nothing counted).
+    pub fn despawn(&mut self, entity: Entity) -> Result<()> {
+        despawn_counted(self.ecs, self.churn, entity)
+    }
+
+    /// Adds (or replaces) components on a live entity.
+    ///
+    /// # Errors
+    /// `world/no_such_entity` if the entity is not alive.
+    pub fn insert(&mut self, entity: Entity, components: impl DynamicBundle) -> Result<()> {
+        insert_checked(self.ecs, entity, components)
+    }
+
+    /// Removes and returns a bundle of components.
+    ///
+    /// # Errors
+    /// `world/no_such_entity` or `world/missing_component`.
+    pub fn remove<T: Bundle + 'static>(&mut self, entity: Entity) -> Result<T> {
+        remove_checked::<T>(self.ecs, entity)
+    }
+
+    /// Whether the entity is alive.
+    #[must_use]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.ecs.contains(entity)
+    }
+
+    /// A copy of one component, if the entity is alive and has it.
+    #[must_use]
+    pub fn get_copied<T: Component + Copy>(&self, entity: Entity) -> Option<T> {
+        self.ecs.get::<&T>(entity).ok().map(|r| *r)
+    }
+}
+
+/// Runs one tick's worth of systems in schedule order (already
+/// validated). Times each system into `profiler` when it is enabled.
+pub(crate) fn run_validated(
+    entries: &mut [SystemEntry],
+    schedule: &SystemSchedule,
+    ecs: &mut hecs::World,
+    churn: &mut ChurnGuard,
+    tick: u64,
+    profiler: Option<&mut Profiler>,
+) -> Result<()> {
+    let mut profiler = profiler.filter(|p| p.is_enabled());
+    let mut last = profiler.as_ref().map(|_| SteadyClock.now_ns());
+    for (slot, &idx) in schedule.order().iter().enumerate() {
+        let entry = &mut entries[idx as usize];
+        let name = entry.name;
+        let mut ctx = SystemContext {
+            ecs: &mut *ecs,
+            churn: &mut *churn,
+            tick,
+            name,
+        };
+        let outcome = {
+            #[cfg(debug_assertions)]
+            let _label = laige_core::alloc_watch::label(name);
+            catch_unwind(AssertUnwindSafe(|| (entry.func)(&mut ctx)))
+        };
+        match outcome {
+            Ok(Ok(())) => {}
+            Ok(Err(err)) => {
+                emit::system_failed(name, tick);
+                return Err(err);
+            }
+            Err(payload) => return Err(panic_error(name, tick, payload.as_ref())),
+        }
+        if let (Some(p), Some(t0)) = (profiler.as_deref_mut(), last.as_mut()) {
+            let t1 = SteadyClock.now_ns();
+            p.record_system(slot, name, u64::try_from(t1 - *t0).unwrap_or(0));
+            *t0 = t1;
+        }
+    }
+    Ok(())
+}
+
+/// The message of a caught panic payload (`&str` or `String`; otherwise a
+/// placeholder).
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.as_str()
+    } else {
+        "<non-string panic payload>"
+    }
+}
+
+#[cold]
+fn panic_error(name: &'static str, tick: u64, payload: &(dyn Any + Send)) -> Error {
+    let err = Error::new(ErrorCode::Failed, events::SYSTEM_PANICKED)
+        .with_field("system")
+        .with_value(name)
+        .with_detail(format!(
+            "panicked at tick {tick}: {}",
+            panic_message(payload)
+        ));
+    emit::report(&err);
+    err
+}

@@ -1,0 +1,455 @@
+//! The [`World`]: entities and components (hecs inside), the tick counter,
+//! the registered systems, the churn guardrails and the state hash.
+//!
+//! ```
+//! use laige_sim::{StateHash, World};
+//!
+//! #[derive(Clone, Copy, StateHash)]
+//! struct Health(u32);
+//!
+//! let mut world = World::default();
+//! world.register_hashed::<Health>();
+//! world.register_system("regen", 10, |ctx| {
+//!     for h in ctx.query_mut::<&mut Health>() {
+//!         h.0 = (h.0 + 1).min(100);
+//!     }
+//!     Ok(())
+//! })?;
+//! let e = world.spawn((Health(7),));
+//! let schedule = world.schedule_systems();
+//! let before = world.state_hash();
+//! world.run_systems(&schedule)?;
+//! assert_eq!(world.tick(), 1);
+//! assert_eq!(world.ecs().get::<&Health>(e).unwrap().0, 8);
+//! assert_ne!(world.state_hash(), before);
+//! # Ok::<(), laige_core::Error>(())
+//! ```
+//!
+//! # The state hash
+//!
+//! [`World::state_hash`] is a pure function of the world's *logical*
+//! content: the tick counter and, for every entity that has at least one
+//! hashed component, the set of its hashed components and their values.
+//! It does not depend on hecs entity ids, archetype layout, the order
+//! entities were spawned in or components were inserted in, or on despawn
+//! history. The canonical form:
+//!
+//! 1. Hashed component types are ordered by their type name
+//!    ([`std::any::type_name`]; stable for a given toolchain, which the
+//!    workspace pins) — not by registration order.
+//! 2. Each entity's *record* is the FNV-1a 64 stream of, for each hashed
+//!    component it has in that order, the FNV-1a 64 of the type name (a
+//!    `u64`, little-endian) followed by the component's [`StateHash`]
+//!    encoding.
+//! 3. The records are sorted ascending (a sorted multiset: equal entities
+//!    contribute equal records, and duplicates are kept).
+//! 4. The world hash is FNV-1a 64 over `tick` (`u64`), the record count
+//!    (`u64`) and the sorted records (`u64` each).
+//!
+//! Entity *identity* is deliberately not hashed — hecs ids depend on
+//! allocation history. A component that refers to another entity must hold
+//! a game-level id (a hashed integer), not a `hecs::Entity` (which does not
+//! implement `StateHash`).
+//!
+//! Cost: O(entities × hashed components) plus a sort of one `u64` per
+//! entity, in a scratch buffer the world keeps — no allocation once the
+//! buffer has grown to the entity count.
+
+use std::any::{TypeId, type_name};
+use std::cell::Cell;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use hecs::{Archetype, Bundle, Component, ComponentError, DynamicBundle, Entity};
+use laige_core::{Error, Result};
+
+use crate::events;
+use crate::guardrails::{ChurnBudget, ChurnGuard, ChurnStats};
+use crate::profiler::Profiler;
+use crate::state_hash::{FNV1A64_OFFSET, StateHash, StateHasher, hash_str};
+use crate::system::{SystemContext, SystemRegistry, SystemSchedule, run_validated};
+
+/// World construction options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorldConfig {
+    /// The per-frame churn budgets (validated: each ≥ 1).
+    pub churn: ChurnBudget,
+}
+
+struct HashedComponent {
+    type_id: TypeId,
+    name: &'static str,
+    key: u64,
+    hash_column: fn(&Archetype, &mut [u64], u64) -> bool,
+}
+
+/// Feeds the `T` column of `archetype` (if it has one) into the per-row
+/// record states.
+fn hash_column<T: Component + StateHash>(
+    archetype: &Archetype,
+    records: &mut [u64],
+    key: u64,
+) -> bool {
+    let Some(column) = archetype.get::<&T>() else {
+        return false;
+    };
+    for (state, value) in records.iter_mut().zip(column.iter()) {
+        let mut h = StateHasher::from_state(*state);
+        h.write_u64(key);
+        value.hash_state(&mut h);
+        *state = h.finish();
+    }
+    true
+}
+
+/// Unique world ids; 0 is "no world" (a default schedule).
+static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Entities and components, the tick counter, the systems and the churn
+/// guardrails of one simulation.
+///
+/// Single owner: a `World` is `Send` (it can move to the thread that runs
+/// it) but not `Sync`; all access happens on the owner thread.
+pub struct World {
+    ecs: hecs::World,
+    id: u64,
+    tick: u64,
+    hashed: Vec<HashedComponent>,
+    hash_scratch: Cell<Vec<u64>>,
+    churn: ChurnGuard,
+    systems: SystemRegistry,
+}
+
+impl Default for World {
+    /// An empty world with the default churn budgets.
+    fn default() -> Self {
+        Self::build(ChurnBudget::default())
+    }
+}
+
+impl fmt::Debug for World {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("World")
+            .field("id", &self.id)
+            .field("tick", &self.tick)
+            .field("entities", &self.ecs.len())
+            .field(
+                "hashed",
+                &self.hashed.iter().map(|h| h.name).collect::<Vec<_>>(),
+            )
+            .field(
+                "systems",
+                &self
+                    .systems
+                    .entries
+                    .iter()
+                    .map(|s| s.name)
+                    .collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl World {
+    fn build(churn: ChurnBudget) -> Self {
+        Self {
+            ecs: hecs::World::new(),
+            // Relaxed: a unique counter, no other memory is published.
+            id: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
+            tick: 0,
+            hashed: Vec::new(),
+            hash_scratch: Cell::new(Vec::new()),
+            churn: ChurnGuard::new(churn),
+            systems: SystemRegistry::default(),
+        }
+    }
+
+    /// A world with explicit options.
+    ///
+    /// # Errors
+    /// `world/churn_budget_invalid` (InvalidArgument, after one
+    /// rate-limited warn) for a zero budget.
+    pub fn with_config(config: WorldConfig) -> Result<Self> {
+        config.churn.validate()?;
+        Ok(Self::build(config.churn))
+    }
+
+    /// The completed tick count: advanced by one per successful
+    /// [`run_systems`](Self::run_systems). Part of the state hash.
+    #[must_use]
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Read access to the hecs world.
+    #[must_use]
+    pub fn ecs(&self) -> &hecs::World {
+        &self.ecs
+    }
+
+    /// Exclusive access to the hecs world, for setup and bulk work outside
+    /// the systems. Spawns and despawns made through it are **not** counted
+    /// by the churn guardrails — use [`spawn`](Self::spawn) /
+    /// [`despawn`](Self::despawn) for counted churn.
+    pub fn ecs_mut(&mut self) -> &mut hecs::World {
+        &mut self.ecs
+    }
+
+    /// Number of live entities.
+    #[must_use]
+    pub fn len(&self) -> u32 {
+        self.ecs.len()
+    }
+
+    /// Whether the world has no entity.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ecs.is_empty()
+    }
+
+    /// Spawns an entity (counted by the churn guardrails once the first
+    /// frame has begun).
+    pub fn spawn(&mut self, components: impl DynamicBundle) -> Entity {
+        self.churn.on_spawn();
+        self.ecs.spawn(components)
+    }
+
+    /// Despawns an entity (counted by the churn guardrails).
+    ///
+    /// # Errors
+    /// `world/no_such_entity` (InvalidArgument) if it is not alive.
+    pub fn despawn(&mut self, entity: Entity) -> Result<()> {
+        despawn_counted(&mut self.ecs, &mut self.churn, entity)
+    }
+
+    /// Adds (or replaces) components on a live entity.
+    ///
+    /// # Errors
+    /// `world/no_such_entity` if it is not alive.
+    pub fn insert(&mut self, entity: Entity, components: impl DynamicBundle) -> Result<()> {
+        insert_checked(&mut self.ecs, entity, components)
+    }
+
+    /// Removes and returns a bundle of components.
+    ///
+    /// # Errors
+    /// `world/no_such_entity` or `world/missing_component`.
+    pub fn remove<T: Bundle + 'static>(&mut self, entity: Entity) -> Result<T> {
+        remove_checked::<T>(&mut self.ecs, entity)
+    }
+
+    /// Whether the entity is alive.
+    #[must_use]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.ecs.contains(entity)
+    }
+
+    /// A copy of one component, if the entity is alive and has it.
+    #[must_use]
+    pub fn get_copied<T: Component + Copy>(&self, entity: Entity) -> Option<T> {
+        self.ecs.get::<&T>(entity).ok().map(|r| *r)
+    }
+
+    /// Declares `T` part of the deterministic state: it enters
+    /// [`state_hash`](Self::state_hash). Idempotent. Requires
+    /// [`StateHash`], which raw floats do not implement.
+    pub fn register_hashed<T: Component + StateHash>(&mut self) {
+        let type_id = TypeId::of::<T>();
+        if self.hashed.iter().any(|h| h.type_id == type_id) {
+            return;
+        }
+        let name = type_name::<T>();
+        self.hashed.push(HashedComponent {
+            type_id,
+            name,
+            key: hash_str(name),
+            hash_column: hash_column::<T>,
+        });
+        self.hashed.sort_by(|a, b| a.name.cmp(b.name));
+    }
+
+    /// The type names of the hashed components, in canonical (name) order.
+    pub fn hashed_components(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.hashed.iter().map(|h| h.name)
+    }
+
+    /// The deterministic hash of the tick counter and every hashed
+    /// component (the canonical form is in the module docs).
+    ///
+    /// Must not be called while a query holds a component column uniquely
+    /// (hecs would panic on the conflicting borrow).
+    #[must_use]
+    pub fn state_hash(&self) -> u64 {
+        let mut records = self.hash_scratch.take();
+        records.clear();
+        for archetype in self.ecs.archetypes() {
+            let n = archetype.len() as usize;
+            if n == 0 {
+                continue;
+            }
+            let start = records.len();
+            records.resize(start + n, FNV1A64_OFFSET);
+            let mut any = false;
+            for component in &self.hashed {
+                any |= (component.hash_column)(archetype, &mut records[start..], component.key);
+            }
+            if !any {
+                records.truncate(start);
+            }
+        }
+        records.sort_unstable();
+        let mut h = StateHasher::default();
+        h.write_u64(self.tick);
+        h.write_u64(records.len() as u64);
+        for record in &records {
+            h.write_u64(*record);
+        }
+        self.hash_scratch.set(records);
+        h.finish()
+    }
+
+    /// Opens a new per-frame churn window (closing the previous one). The
+    /// game loop calls it once per presentation frame, before the frame's
+    /// ticks; without a loop, call it once per frame yourself.
+    pub fn begin_frame(&mut self) {
+        self.churn.begin_frame();
+    }
+
+    /// The churn counters.
+    #[must_use]
+    pub fn churn_stats(&self) -> ChurnStats {
+        self.churn.stats()
+    }
+
+    /// The churn budgets.
+    #[must_use]
+    pub fn churn_budget(&self) -> ChurnBudget {
+        self.churn.budget()
+    }
+
+    /// Registers a named system with an order key (ascending; ties run in
+    /// registration order). Makes every earlier schedule of this world
+    /// stale.
+    ///
+    /// # Errors
+    /// `system/name_invalid` (InvalidArgument, after one rate-limited warn)
+    /// for an empty or whitespace-padded name, or a name already
+    /// registered. Nothing is registered then.
+    pub fn register_system<F>(&mut self, name: &'static str, order: i32, system: F) -> Result<()>
+    where
+        F: FnMut(&mut SystemContext<'_>) -> Result<()> + Send + 'static,
+    {
+        self.systems.register(name, order, Box::new(system))
+    }
+
+    /// The registered systems as `(name, order)`, in registration order.
+    pub fn systems(&self) -> impl ExactSizeIterator<Item = (&'static str, i32)> + '_ {
+        self.systems.entries.iter().map(|e| (e.name, e.order))
+    }
+
+    /// Computes the run order of the registered systems (valid until the
+    /// next registration).
+    #[must_use]
+    pub fn schedule_systems(&self) -> SystemSchedule {
+        self.systems.schedule(self.id)
+    }
+
+    /// The system names of `schedule`, in run order; empty
+    /// when the schedule is not valid for this world.
+    pub fn scheduled_names<'a>(
+        &'a self,
+        schedule: &'a SystemSchedule,
+    ) -> impl Iterator<Item = &'static str> + 'a {
+        let valid = self.systems.is_valid(self.id, schedule);
+        schedule
+            .order()
+            .iter()
+            .filter(move |_| valid)
+            .map(|&i| self.systems.entries[i as usize].name)
+    }
+
+    /// Runs one tick: every system of `schedule` once, in order, then
+    /// advances the tick counter.
+    ///
+    /// # Errors
+    /// * `system/schedule_stale` / `system/schedule_invalid`
+    ///   (InvalidArgument, rate-limited warn): no system runs, the world is
+    ///   untouched.
+    /// * A system's own error, unchanged (plus a rate-limited
+    ///   `system/system_failed` warn), or `system/system_panicked`
+    ///   ([`ErrorCode::Failed`](laige_core::ErrorCode::Failed)) for a caught
+    ///   panic: later systems do not run and the tick counter does not
+    ///   advance.
+    pub fn run_systems(&mut self, schedule: &SystemSchedule) -> Result<()> {
+        self.run_tick(schedule, None)
+    }
+
+    /// [`run_systems`](Self::run_systems), timing each system into
+    /// `profiler` when it is enabled.
+    pub(crate) fn run_tick(
+        &mut self,
+        schedule: &SystemSchedule,
+        profiler: Option<&mut Profiler>,
+    ) -> Result<()> {
+        self.systems.validate(self.id, schedule)?;
+        run_validated(
+            &mut self.systems.entries,
+            schedule,
+            &mut self.ecs,
+            &mut self.churn,
+            self.tick,
+            profiler,
+        )?;
+        self.tick += 1;
+        Ok(())
+    }
+}
+
+pub(crate) fn despawn_counted(
+    ecs: &mut hecs::World,
+    churn: &mut ChurnGuard,
+    entity: Entity,
+) -> Result<()> {
+    match ecs.despawn(entity) {
+        Ok(()) => {
+            churn.on_despawn();
+            Ok(())
+        }
+        Err(_) => Err(no_such_entity(entity)),
+    }
+}
+
+pub(crate) fn insert_checked(
+    ecs: &mut hecs::World,
+    entity: Entity,
+    components: impl DynamicBundle,
+) -> Result<()> {
+    ecs.insert(entity, components)
+        .map_err(|_| no_such_entity(entity))
+}
+
+pub(crate) fn remove_checked<T: Bundle + 'static>(
+    ecs: &mut hecs::World,
+    entity: Entity,
+) -> Result<T> {
+    ecs.remove::<T>(entity).map_err(|e| match e {
+        ComponentError::NoSuchEntity => no_such_entity(entity),
+        ComponentError::MissingComponent(m) => Error::invalid_argument(
+            events::MISSING_COMPONENT,
+            "entity",
+            format!("{entity:?}"),
+            "an entity that has every component of the bundle",
+        )
+        .with_detail(m.to_string()),
+    })
+}
+
+#[cold]
+fn no_such_entity(entity: Entity) -> Error {
+    Error::invalid_argument(
+        events::NO_SUCH_ENTITY,
+        "entity",
+        format!("{entity:?}"),
+        "a live entity",
+    )
+}
