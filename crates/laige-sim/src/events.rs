@@ -54,6 +54,10 @@ pub const NO_SUCH_ENTITY: EventId = EventId::new("world", "no_such_entity");
 /// `world/missing_component`: `remove` of a component the entity does not
 /// have (InvalidArgument; returned, not logged).
 pub const MISSING_COMPONENT: EventId = EventId::new("world", "missing_component");
+/// `world/hashed_name_invalid`: a hashed-component name that is empty,
+/// taken by another type, or differs from the type's earlier registration
+/// (InvalidArgument + rate-limited warn).
+pub const HASHED_NAME_INVALID: EventId = EventId::new("world", "hashed_name_invalid");
 /// `world/churn_budget_invalid`: a per-frame churn budget of 0
 /// (InvalidArgument + rate-limited warn).
 pub const CHURN_BUDGET_INVALID: EventId = EventId::new("world", "churn_budget_invalid");
@@ -67,6 +71,10 @@ pub const DESPAWN_BUDGET_EXCEEDED: EventId = EventId::new("world", "despawn_budg
 /// `profiler/config_invalid`: a ring capacity or system-slot count outside
 /// its range (InvalidArgument + rate-limited warn).
 pub const PROFILER_CONFIG_INVALID: EventId = EventId::new("profiler", "config_invalid");
+
+/// `workload/config_invalid`: a reference-workload config value outside
+/// its range (InvalidArgument + rate-limited warn).
+pub const WORKLOAD_CONFIG_INVALID: EventId = EventId::new("workload", "config_invalid");
 
 /// `alloc/sim_tick_allocation` (Error): a completed tick allocated (debug
 /// builds, G-R1); fields `tick`, `allocs`, `site`.

@@ -24,9 +24,11 @@ mod emit;
 pub mod events;
 pub mod game_loop;
 pub mod guardrails;
+pub mod presentation;
 pub mod profiler;
 pub mod state_hash;
 pub mod system;
+pub mod workload;
 pub mod world;
 
 pub use game_loop::{

@@ -47,10 +47,7 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use hecs::{
-    Bundle, Component, DynamicBundle, Entity, PreparedQuery, PreparedQueryIter, Query, QueryBorrow,
-    QueryIter,
-};
+use hecs::{Bundle, Component, DynamicBundle, Entity, Query, QueryBorrow, QueryIter};
 use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::{Error, ErrorCode, Result};
 
@@ -228,9 +225,9 @@ impl SystemSchedule {
 ///
 /// Spawns and despawns through the context count against the per-frame
 /// churn budgets ([`guardrails`](crate::guardrails)). Queries are hecs's:
-/// [`query_mut`](Self::query_mut) for exclusive iteration,
-/// [`query_prepared_mut`](Self::query_prepared_mut) to reuse a cached
-/// [`PreparedQuery`] across ticks (no per-tick archetype matching).
+/// [`query_mut`](Self::query_mut) for exclusive iteration (the fast path:
+/// no dynamic borrow checks, hecs's per-world archetype-match cache),
+/// [`query`](Self::query) for shared, dynamically checked borrows.
 pub struct SystemContext<'w> {
     pub(crate) ecs: &'w mut hecs::World,
     pub(crate) churn: &'w mut ChurnGuard,
@@ -286,20 +283,6 @@ impl<'w> SystemContext<'w> {
         #[cfg(debug_assertions)]
         let _ecs_bookkeeping = laige_core::alloc_watch::suspend();
         self.ecs.query_mut::<Q>().into_iter()
-    }
-
-    /// Runs a cached [`PreparedQuery`] (kept by the system across ticks):
-    /// the archetype matching is redone only when the world's archetypes
-    /// changed (that re-preparation is ECS bookkeeping and, like
-    /// [`query_mut`](Self::query_mut)'s cache, not charged to the G-R1
-    /// window). Cheapest per call: no cache lookup, no lock.
-    pub fn query_prepared_mut<'q, Q: Query>(
-        &'q mut self,
-        query: &'q mut PreparedQuery<Q>,
-    ) -> PreparedQueryIter<'q, Q> {
-        #[cfg(debug_assertions)]
-        let _ecs_bookkeeping = laige_core::alloc_watch::suspend();
-        query.query_mut(self.ecs)
     }
 
     /// Exclusive access to one entity's components

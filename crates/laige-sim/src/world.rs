@@ -8,7 +8,7 @@
 //! struct Health(u32);
 //!
 //! let mut world = World::default();
-//! world.register_hashed::<Health>();
+//! world.register_hashed_as::<Health>("health")?;
 //! world.register_system("regen", 10, |ctx| {
 //!     for h in ctx.query_mut::<&mut Health>() {
 //!         h.0 = (h.0 + 1).min(100);
@@ -34,13 +34,12 @@
 //! entities were spawned in or components were inserted in, or on despawn
 //! history. The canonical form:
 //!
-//! 1. Hashed component types are ordered by their type name
-//!    ([`std::any::type_name`]; stable for a given toolchain, which the
-//!    workspace pins) — not by registration order.
+//! 1. Hashed component types are ordered by their registered name (the
+//!    type name from [`World::register_hashed`], or the stable name given
+//!    to [`World::register_hashed_as`]) — not by registration order.
 //! 2. Each entity's *record* is the FNV-1a 64 stream of, for each hashed
-//!    component it has in that order, the FNV-1a 64 of the type name (a
-//!    `u64`, little-endian) followed by the component's [`StateHash`]
-//!    encoding.
+//!    component it has in that order, the FNV-1a 64 of the name (a `u64`,
+//!    little-endian) followed by the component's [`StateHash`] encoding.
 //! 3. The records are sorted ascending (a sorted multiset: equal entities
 //!    contribute equal records, and duplicates are kept).
 //! 4. The world hash is FNV-1a 64 over `tick` (`u64`), the record count
@@ -63,11 +62,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use hecs::{Archetype, Bundle, Component, ComponentError, DynamicBundle, Entity};
 use laige_core::{Error, Result};
 
-use crate::events;
 use crate::guardrails::{ChurnBudget, ChurnGuard, ChurnStats};
 use crate::profiler::Profiler;
 use crate::state_hash::{FNV1A64_OFFSET, StateHash, StateHasher, hash_str};
 use crate::system::{SystemContext, SystemRegistry, SystemSchedule, run_validated};
+use crate::{emit, events};
 
 /// World construction options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -250,15 +249,59 @@ impl World {
         self.ecs.get::<&T>(entity).ok().map(|r| *r)
     }
 
-    /// Declares `T` part of the deterministic state: it enters
-    /// [`state_hash`](Self::state_hash). Idempotent. Requires
-    /// [`StateHash`], which raw floats do not implement.
-    pub fn register_hashed<T: Component + StateHash>(&mut self) {
+    /// Declares `T` part of the deterministic state under its type name
+    /// ([`std::any::type_name`]): it enters [`state_hash`](Self::state_hash).
+    /// Requires [`StateHash`], which raw floats do not implement.
+    /// Idempotent.
+    ///
+    /// Type names are stable for a pinned toolchain and unchanged code, but
+    /// they include module paths: for hashes that must survive refactors
+    /// (committed known-answer hashes), use
+    /// [`register_hashed_as`](Self::register_hashed_as) with a stable name.
+    ///
+    /// # Errors
+    /// `world/hashed_name_invalid` (InvalidArgument) if `T` is already
+    /// registered under another name, or the name is taken by another type.
+    pub fn register_hashed<T: Component + StateHash>(&mut self) -> Result<()> {
+        self.register_hashed_as::<T>(type_name::<T>())
+    }
+
+    /// Declares `T` part of the deterministic state under the stable key
+    /// `name` (hashed into every record of an entity that has `T`, and the
+    /// canonical sort key of the component). Idempotent for the same name.
+    ///
+    /// # Errors
+    /// `world/hashed_name_invalid` (InvalidArgument, after one rate-limited
+    /// warn) for an empty name, a name taken by another type, or `T`
+    /// already registered under another name. Nothing changes then.
+    pub fn register_hashed_as<T: Component + StateHash>(
+        &mut self,
+        name: &'static str,
+    ) -> Result<()> {
         let type_id = TypeId::of::<T>();
-        if self.hashed.iter().any(|h| h.type_id == type_id) {
-            return;
+        let clash = |accepted: &'static str| {
+            let err = Error::invalid_argument(
+                events::HASHED_NAME_INVALID,
+                "name",
+                format!("{name:?}"),
+                accepted,
+            )
+            .with_detail(format!("registering {}", type_name::<T>()));
+            emit::report(&err);
+            Err(err)
+        };
+        if name.is_empty() {
+            return clash("a non-empty name");
         }
-        let name = type_name::<T>();
+        if let Some(existing) = self.hashed.iter().find(|h| h.type_id == type_id) {
+            if existing.name == name {
+                return Ok(());
+            }
+            return clash("the name this type is already registered under");
+        }
+        if self.hashed.iter().any(|h| h.name == name) {
+            return clash("a name no other hashed component uses");
+        }
         self.hashed.push(HashedComponent {
             type_id,
             name,
@@ -266,9 +309,10 @@ impl World {
             hash_column: hash_column::<T>,
         });
         self.hashed.sort_by(|a, b| a.name.cmp(b.name));
+        Ok(())
     }
 
-    /// The type names of the hashed components, in canonical (name) order.
+    /// The names of the hashed components, in canonical (name) order.
     pub fn hashed_components(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
         self.hashed.iter().map(|h| h.name)
     }

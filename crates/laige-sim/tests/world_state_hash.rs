@@ -29,13 +29,13 @@ struct RenderCache {
 fn registered(order_vel_first: bool) -> World {
     let mut w = World::default();
     if order_vel_first {
-        w.register_hashed::<Vel>();
-        w.register_hashed::<Team>();
-        w.register_hashed::<Pos>();
+        w.register_hashed::<Vel>().unwrap();
+        w.register_hashed::<Team>().unwrap();
+        w.register_hashed::<Pos>().unwrap();
     } else {
-        w.register_hashed::<Pos>();
-        w.register_hashed::<Vel>();
-        w.register_hashed::<Team>();
+        w.register_hashed::<Pos>().unwrap();
+        w.register_hashed::<Vel>().unwrap();
+        w.register_hashed::<Team>().unwrap();
     }
     w
 }
@@ -203,7 +203,7 @@ fn the_hash_is_stable_across_calls_and_known() {
 #[test]
 fn registration_is_idempotent_and_canonically_ordered() {
     let mut w = registered(true);
-    w.register_hashed::<Pos>();
+    w.register_hashed::<Pos>().unwrap();
     let names: Vec<_> = w.hashed_components().collect();
     assert_eq!(names.len(), 3);
     let mut sorted = names.clone();

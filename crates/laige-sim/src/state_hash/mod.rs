@@ -45,18 +45,21 @@
 //! The same component written with SimMath scalars compiles:
 //!
 //! ```
+//! use laige_core::Fpx16_16;
 //! use laige_sim::{StateHash, StateHasher};
 //!
 //! #[derive(StateHash)]
 //! struct Position {
-//!     x: i32, // Q16.16 raw units
-//!     y: i32,
+//!     x: Fpx16_16,
+//!     y: Fpx16_16,
 //! }
 //!
 //! let mut h = StateHasher::default();
-//! Position { x: 65_536, y: 0 }.hash_state(&mut h);
+//! Position { x: Fpx16_16::ONE, y: Fpx16_16::ZERO }.hash_state(&mut h);
 //! assert_ne!(h.finish(), StateHasher::default().finish());
 //! ```
+
+use laige_core::math::{Fp32Pinned, Fpx16_16, SimScalar, Vec2, Vec3};
 
 /// The FNV-1a 64 offset basis: the hasher's initial state.
 pub const FNV1A64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -206,6 +209,37 @@ impl StateHash for () {
     fn hash_state(&self, _hasher: &mut StateHasher) {}
 }
 
+impl StateHash for Fpx16_16 {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        hasher.write_u32(self.to_hash_bits());
+    }
+}
+
+impl StateHash for Fp32Pinned {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        hasher.write_u32(self.to_hash_bits());
+    }
+}
+
+impl<S: StateHash> StateHash for Vec2<S> {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        self.x.hash_state(hasher);
+        self.y.hash_state(hasher);
+    }
+}
+
+impl<S: StateHash> StateHash for Vec3<S> {
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        self.x.hash_state(hasher);
+        self.y.hash_state(hasher);
+        self.z.hash_state(hasher);
+    }
+}
+
 impl<T: StateHash, const N: usize> StateHash for [T; N] {
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
@@ -328,6 +362,35 @@ mod tests {
     }
 
     #[test]
+    fn pinned_nan_hashes_canonically() {
+        let quiet = Fp32Pinned::from_bits(0x7fc0_0000);
+        let negative_payload = Fp32Pinned::from_bits(0xffc0_1234);
+        assert_eq!(hash_of(&quiet), hash_of(&negative_payload));
+        assert_eq!(hash_of(&quiet), hash_of(&0x7fc0_0000_u32));
+        assert_ne!(
+            hash_of(&Fp32Pinned::from_bits(0x3f80_0000)),
+            hash_of(&quiet)
+        );
+        // Signed zeros are distinct values with distinct bits.
+        assert_ne!(
+            hash_of(&Fp32Pinned::from_bits(0)),
+            hash_of(&Fp32Pinned::from_bits(0x8000_0000))
+        );
+    }
+
+    #[test]
+    fn fixed_point_hashes_raw_bits() {
+        assert_eq!(
+            hash_of(&Fpx16_16::from_raw(0x0001_8000)),
+            hash_of(&0x0001_8000_i32)
+        );
+        let v = Vec2::new(Fpx16_16::ONE, Fpx16_16::ZERO);
+        assert_eq!(hash_of(&v), hash_of(&(Fpx16_16::ONE, Fpx16_16::ZERO)));
+        let w = Vec3::new(Fpx16_16::ONE, Fpx16_16::ZERO, Fpx16_16::ONE);
+        assert_eq!(hash_of(&w), hash_of(&[65_536_i32, 0, 65_536]));
+    }
+
+    #[test]
     fn options_slices_and_arrays_are_distinguished() {
         assert_ne!(hash_of(&None::<u8>), hash_of(&Some(0_u8)));
         assert_ne!(hash_of(&vec![1_u8]), hash_of(&[1_u8]));
@@ -350,13 +413,13 @@ mod tests {
     #[derive(DeriveStateHash)]
     enum Shape {
         Dot,
-        Circle { r: i32 },
+        Circle { r: Fpx16_16 },
         Pair(u8, u8),
     }
 
     #[derive(DeriveStateHash)]
     struct Generic<S> {
-        v: [S; 2],
+        v: Vec2<S>,
     }
 
     #[test]
@@ -373,7 +436,7 @@ mod tests {
     fn derive_enum_tags_variants_by_index() {
         assert_eq!(hash_of(&Shape::Dot), hash_of(&0_u32));
         assert_eq!(
-            hash_of(&Shape::Circle { r: 65_536 }),
+            hash_of(&Shape::Circle { r: Fpx16_16::ONE }),
             hash_of(&(1_u32, 65_536_i32))
         );
         assert_eq!(hash_of(&Shape::Pair(1, 2)), hash_of(&(2_u32, 1_u8, 2_u8)));
@@ -382,7 +445,13 @@ mod tests {
 
     #[test]
     fn derive_bounds_generic_parameters() {
-        let g = Generic { v: [3_i16, 4] };
-        assert_eq!(hash_of(&g), hash_of(&(3_i16, 4_i16)));
+        let g = Generic {
+            v: Vec2::new(Fpx16_16::ONE, Fpx16_16::from_raw(3)),
+        };
+        assert_eq!(hash_of(&g), hash_of(&(65_536_i32, 3_i32)));
+        let p = Generic {
+            v: Vec2::new(Fp32Pinned::from_bits(1), Fp32Pinned::from_bits(2)),
+        };
+        assert_eq!(hash_of(&p), hash_of(&(1_u32, 2_u32)));
     }
 }

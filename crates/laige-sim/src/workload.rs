@@ -1,0 +1,436 @@
+//! The reference workload: the sim budget's yardstick (M1-ECS-07), shared
+//! by the tests, the bench, the engine and the demo.
+//!
+//! `n` entities, each with a [`Position`], a [`PrevPosition`] and a
+//! [`Velocity`] (`Vec2<S>`), in a square world of `±half_extent` units
+//! (default ±4096: "a world of thousands of units", far beyond the ~181
+//! units where Q16.16's plain `length` saturates — hence the wide path).
+//! Two systems per tick, in this order:
+//!
+//! 1. [`INTEGRATE_SYSTEM`] (order 100): `prev = pos; pos += vel × dt`, then
+//!    reflect off the world bounds (position mirrored back inside, that
+//!    velocity component negated) — [`integrate`].
+//! 2. [`ATTRACT_SYSTEM`] (order 200): a point attractor at the world
+//!    centre, `vel += normalize_wide(center − pos) × (attraction × dt)` —
+//!    [`attract`].
+//!
+//! The initial state is a pure function of the seed ([`SplitMix64`], then
+//! integers → `S::from_ratio`): the same config spawns the same world on
+//! every platform, on either backend. The per-entity math is public
+//! ([`integrate`], [`attract`], [`WorkloadParams`]) so the bench can run the
+//! very same math as a raw hecs loop and as a plain `Vec` loop.
+//!
+//! ```
+//! use laige_core::Fpx16_16;
+//! use laige_sim::World;
+//! use laige_sim::workload::{self, WorkloadConfig};
+//!
+//! let mut world = World::default();
+//! let config = WorkloadConfig { entities: 1_000, ..WorkloadConfig::default() };
+//! workload::install::<Fpx16_16>(&mut world, &config)?;
+//! let schedule = world.schedule_systems();
+//! let before = world.state_hash();
+//! world.run_systems(&schedule)?;
+//! assert_ne!(world.state_hash(), before);
+//! # Ok::<(), laige_core::Error>(())
+//! ```
+
+use laige_core::{Error, Result, SimScalar, Vec2};
+
+use crate::{StateHash, World, emit, events};
+
+/// The integrate-and-reflect system's name.
+pub const INTEGRATE_SYSTEM: &str = "workload/integrate";
+/// The point-attractor system's name.
+pub const ATTRACT_SYSTEM: &str = "workload/attract";
+/// The integrate system's order key (runs first).
+pub const INTEGRATE_ORDER: i32 = 100;
+/// The attract system's order key (runs second).
+pub const ATTRACT_ORDER: i32 = 200;
+
+/// Most entities [`WorkloadConfig`] accepts: 16 Mi (the bench goes to 1M).
+pub const MAX_ENTITIES: u32 = 1 << 24;
+/// Largest accepted world half extent: 16384 units (Q16.16 holds ±32767;
+/// the margin keeps `pos + vel × dt` and the mirror step unsaturated).
+pub const MAX_HALF_EXTENT: i32 = 16_384;
+
+/// An entity's position (hashed sim state).
+#[derive(Clone, Copy, Debug, Default, PartialEq, StateHash)]
+pub struct Position<S>(pub Vec2<S>);
+
+/// The position before the last integrate step (hashed sim state; the
+/// presentation snapshot can interpolate from it too).
+#[derive(Clone, Copy, Debug, Default, PartialEq, StateHash)]
+pub struct PrevPosition<S>(pub Vec2<S>);
+
+/// An entity's velocity in units per second (hashed sim state).
+#[derive(Clone, Copy, Debug, Default, PartialEq, StateHash)]
+pub struct Velocity<S>(pub Vec2<S>);
+
+/// The reference workload's configuration. Integers only: it is turned
+/// into scalars with `S::from_i32` / `S::from_ratio`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkloadConfig {
+    /// Entities to spawn, 0..=[`MAX_ENTITIES`] (default 10 000: the M1
+    /// budget workload).
+    pub entities: u32,
+    /// The spawn seed (default `0x1a16e`).
+    pub seed: u64,
+    /// The tick rate the systems integrate at (`dt = 1 / tick_rate_hz`),
+    /// 20..=120 (default 60, the loop's default).
+    pub tick_rate_hz: u32,
+    /// World half extent in units, 1..=[`MAX_HALF_EXTENT`] (default 4096).
+    pub half_extent: i32,
+    /// Largest initial speed component in units/s, 0..=1024 (default 64).
+    pub max_speed: i32,
+    /// The attractor's acceleration in units/s², 0..=1024 (default 8).
+    pub attraction: i32,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        Self {
+            entities: 10_000,
+            seed: 0x1a16e,
+            tick_rate_hz: 60,
+            half_extent: 4096,
+            max_speed: 64,
+            attraction: 8,
+        }
+    }
+}
+
+impl WorkloadConfig {
+    /// Checks every field against its documented range.
+    ///
+    /// # Errors
+    /// `workload/config_invalid` (InvalidArgument, naming the field), after
+    /// one rate-limited warn.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field: &'static str, value: i64, accepted: &'static str| {
+            let err =
+                Error::invalid_argument(events::WORKLOAD_CONFIG_INVALID, field, value, accepted);
+            emit::report(&err);
+            Err(err)
+        };
+        if self.entities > MAX_ENTITIES {
+            return bad("entities", i64::from(self.entities), "0..=16777216");
+        }
+        if !(20..=120).contains(&self.tick_rate_hz) {
+            return bad("tick_rate_hz", i64::from(self.tick_rate_hz), "20..=120");
+        }
+        if !(1..=MAX_HALF_EXTENT).contains(&self.half_extent) {
+            return bad(
+                "half_extent",
+                i64::from(self.half_extent),
+                "1..=16384 units",
+            );
+        }
+        if !(0..=1024).contains(&self.max_speed) {
+            return bad("max_speed", i64::from(self.max_speed), "0..=1024 units/s");
+        }
+        if !(0..=1024).contains(&self.attraction) {
+            return bad(
+                "attraction",
+                i64::from(self.attraction),
+                "0..=1024 units/s^2",
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The workload's per-tick constants in the backend's scalar.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorkloadParams<S> {
+    /// `1 / tick_rate_hz` s.
+    pub dt: S,
+    /// The world half extent.
+    pub bound: S,
+    /// The attractor (the world centre).
+    pub center: Vec2<S>,
+    /// `attraction × dt`: the velocity change per tick toward the centre.
+    pub accel_dt: S,
+}
+
+impl<S: SimScalar> WorkloadParams<S> {
+    /// The constants of `config` (assumed validated).
+    #[must_use]
+    pub fn new(config: &WorkloadConfig) -> Self {
+        let rate = i32::try_from(config.tick_rate_hz).unwrap_or(60);
+        Self {
+            dt: S::from_ratio(1, rate),
+            bound: S::from_i32(config.half_extent),
+            center: Vec2::ZERO,
+            accel_dt: S::from_ratio(config.attraction, rate),
+        }
+    }
+}
+
+/// One entity's integrate-and-reflect step (system 1).
+#[inline]
+pub fn integrate<S: SimScalar>(
+    pos: &mut Vec2<S>,
+    prev: &mut Vec2<S>,
+    vel: &mut Vec2<S>,
+    p: &WorkloadParams<S>,
+) {
+    *prev = *pos;
+    let next = *pos + *vel * p.dt;
+    let (x, vx) = reflect(next.x, vel.x, p.bound);
+    let (y, vy) = reflect(next.y, vel.y, p.bound);
+    *pos = Vec2::new(x, y);
+    *vel = Vec2::new(vx, vy);
+}
+
+/// Mirrors a coordinate that left `[-bound, bound]` back inside and flips
+/// its velocity component; the result is clamped into the bounds.
+#[inline]
+fn reflect<S: SimScalar>(c: S, v: S, bound: S) -> (S, S) {
+    if c > bound {
+        ((bound + bound - c).clamp(-bound, bound), -v)
+    } else if c < -bound {
+        ((-bound - bound - c).clamp(-bound, bound), -v)
+    } else {
+        (c, v)
+    }
+}
+
+/// One entity's point-attractor step (system 2), through the wide
+/// normalize (the world is far wider than Q16.16's plain `length` range).
+#[inline]
+pub fn attract<S: SimScalar>(pos: &Vec2<S>, vel: &mut Vec2<S>, p: &WorkloadParams<S>) {
+    let dir = (p.center - *pos).normalize_wide();
+    *vel += dir * p.accel_dt;
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, fast, well-mixed PRNG
+/// whose whole state is one `u64` — the workload's deterministic spawn
+/// stream. Not cryptographic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator seeded with `seed`.
+    #[must_use]
+    pub const fn new(seed: u64) -> Self {
+        Self { state: seed }
+    }
+
+    /// The next 64 random bits.
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "an infinite generator, not an Iterator; `next` is its conventional name"
+    )]
+    pub fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform-ish integer in `-limit..=limit` (modulo bias is
+    /// irrelevant here; `limit >= 0`).
+    pub fn next_in(&mut self, limit: i32) -> i32 {
+        let span = u64::from(limit.unsigned_abs()) * 2 + 1;
+        let offset = i64::try_from(self.next() % span).unwrap_or(0);
+        i32::try_from(offset - i64::from(limit.unsigned_abs())).unwrap_or(0)
+    }
+}
+
+/// Sub-unit resolution of spawned values: 1/256 unit.
+const SPAWN_DIVISOR: i32 = 256;
+
+/// The initial components of every entity, in spawn order: a pure function
+/// of `config` (assumed validated).
+pub fn initial_state<S: SimScalar>(
+    config: &WorkloadConfig,
+) -> impl ExactSizeIterator<Item = (Position<S>, PrevPosition<S>, Velocity<S>)> {
+    let mut rng = SplitMix64::new(config.seed);
+    let extent = config.half_extent.saturating_mul(SPAWN_DIVISOR);
+    let speed = config.max_speed.saturating_mul(SPAWN_DIVISOR);
+    (0..config.entities as usize).map(move |_| {
+        let pos = Vec2::new(
+            S::from_ratio(rng.next_in(extent), SPAWN_DIVISOR),
+            S::from_ratio(rng.next_in(extent), SPAWN_DIVISOR),
+        );
+        let vel = Vec2::new(
+            S::from_ratio(rng.next_in(speed), SPAWN_DIVISOR),
+            S::from_ratio(rng.next_in(speed), SPAWN_DIVISOR),
+        );
+        (Position(pos), PrevPosition(pos), Velocity(vel))
+    })
+}
+
+/// Installs the workload in `world`: registers the three components as
+/// hashed (stable names `workload.position`, `workload.prev_position`,
+/// `workload.velocity`), spawns the entities (setup: not counted against
+/// the churn budget), and registers the two systems.
+///
+/// # Errors
+/// `workload/config_invalid` for a bad config; `world/hashed_name_invalid`
+/// or `system/name_invalid` if the workload is already installed. Nothing
+/// is spawned when the config is invalid.
+pub fn install<S: SimScalar + StateHash>(world: &mut World, config: &WorkloadConfig) -> Result<()> {
+    config.validate()?;
+    world.register_hashed_as::<Position<S>>("workload.position")?;
+    world.register_hashed_as::<PrevPosition<S>>("workload.prev_position")?;
+    world.register_hashed_as::<Velocity<S>>("workload.velocity")?;
+    let params = WorkloadParams::<S>::new(config);
+    world.register_system(INTEGRATE_SYSTEM, INTEGRATE_ORDER, move |ctx| {
+        for (pos, prev, vel) in
+            ctx.query_mut::<(&mut Position<S>, &mut PrevPosition<S>, &mut Velocity<S>)>()
+        {
+            integrate(&mut pos.0, &mut prev.0, &mut vel.0, &params);
+        }
+        Ok(())
+    })?;
+    world.register_system(ATTRACT_SYSTEM, ATTRACT_ORDER, move |ctx| {
+        for (pos, vel) in ctx.query_mut::<(&Position<S>, &mut Velocity<S>)>() {
+            attract(&pos.0, &mut vel.0, &params);
+        }
+        Ok(())
+    })?;
+    world.ecs_mut().spawn_batch(initial_state::<S>(config));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use laige_core::{Fp32Pinned, Fpx16_16};
+
+    #[test]
+    fn splitmix64_matches_the_reference_stream() {
+        // The published SplitMix64 outputs for seed 0.
+        let mut r = SplitMix64::new(0);
+        assert_eq!(r.next(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(r.next(), 0x6e78_9e6a_a1b9_65f4);
+        assert_eq!(r.next(), 0x06c4_5d18_8009_454f);
+        let mut r = SplitMix64::new(7);
+        for _ in 0..10_000 {
+            let v = r.next_in(5);
+            assert!((-5..=5).contains(&v));
+        }
+        assert_eq!(SplitMix64::new(1).next_in(0), 0);
+    }
+
+    #[test]
+    fn reflection_keeps_entities_inside_and_flips_velocity() {
+        let p = WorkloadParams::<Fpx16_16> {
+            dt: Fpx16_16::ONE,
+            bound: Fpx16_16::from_i32(10),
+            center: Vec2::ZERO,
+            accel_dt: Fpx16_16::ZERO,
+        };
+        let mut pos = Vec2::new(Fpx16_16::from_i32(9), Fpx16_16::from_i32(-9));
+        let mut prev = Vec2::ZERO;
+        let mut vel = Vec2::new(Fpx16_16::from_i32(3), Fpx16_16::from_i32(-2));
+        integrate(&mut pos, &mut prev, &mut vel, &p);
+        assert_eq!(
+            prev,
+            Vec2::new(Fpx16_16::from_i32(9), Fpx16_16::from_i32(-9))
+        );
+        assert_eq!(
+            pos,
+            Vec2::new(Fpx16_16::from_i32(8), Fpx16_16::from_i32(-9))
+        );
+        assert_eq!(
+            vel,
+            Vec2::new(Fpx16_16::from_i32(-3), Fpx16_16::from_i32(2))
+        );
+    }
+
+    #[test]
+    fn attraction_pulls_toward_the_centre_across_thousands_of_units() {
+        let p = WorkloadParams::<Fpx16_16>::new(&WorkloadConfig::default());
+        let pos = Vec2::new(Fpx16_16::from_i32(4000), Fpx16_16::from_i32(-3000));
+        let mut vel = Vec2::ZERO;
+        attract(&pos, &mut vel, &p);
+        // Direction (-0.8, 0.6) × 8/60: the wide path keeps the direction
+        // (the plain `length` would saturate at this range).
+        assert!(vel.x < Fpx16_16::ZERO && vel.y > Fpx16_16::ZERO);
+        let expect_x = Fpx16_16::from_ratio(-8 * 8, 600);
+        assert!((vel.x - expect_x).abs() <= Fpx16_16::from_raw(2), "{vel:?}");
+    }
+
+    #[test]
+    fn spawning_is_a_pure_function_of_the_config() {
+        let config = WorkloadConfig {
+            entities: 500,
+            ..WorkloadConfig::default()
+        };
+        let a: Vec<_> = initial_state::<Fpx16_16>(&config).collect();
+        let b: Vec<_> = initial_state::<Fpx16_16>(&config).collect();
+        assert_eq!(a, b);
+        let bound = Fpx16_16::from_i32(config.half_extent);
+        assert!(
+            a.iter()
+                .all(|(p, _, _)| p.0.x.abs() <= bound && p.0.y.abs() <= bound)
+        );
+        let other: Vec<_> =
+            initial_state::<Fpx16_16>(&WorkloadConfig { seed: 2, ..config }).collect();
+        assert_ne!(a, other);
+        assert_eq!(initial_state::<Fp32Pinned>(&config).len(), 500);
+    }
+
+    #[test]
+    fn bad_configs_name_the_field() {
+        for (config, field) in [
+            (
+                WorkloadConfig {
+                    entities: MAX_ENTITIES + 1,
+                    ..WorkloadConfig::default()
+                },
+                "entities",
+            ),
+            (
+                WorkloadConfig {
+                    tick_rate_hz: 10,
+                    ..WorkloadConfig::default()
+                },
+                "tick_rate_hz",
+            ),
+            (
+                WorkloadConfig {
+                    half_extent: 0,
+                    ..WorkloadConfig::default()
+                },
+                "half_extent",
+            ),
+            (
+                WorkloadConfig {
+                    max_speed: -1,
+                    ..WorkloadConfig::default()
+                },
+                "max_speed",
+            ),
+            (
+                WorkloadConfig {
+                    attraction: 5000,
+                    ..WorkloadConfig::default()
+                },
+                "attraction",
+            ),
+        ] {
+            let err = config.validate().unwrap_err();
+            assert_eq!(err.id(), events::WORKLOAD_CONFIG_INVALID);
+            assert_eq!(err.field(), Some(field));
+        }
+    }
+
+    #[test]
+    fn installing_twice_is_an_error_not_a_duplicate() {
+        let mut w = World::default();
+        let config = WorkloadConfig {
+            entities: 10,
+            ..WorkloadConfig::default()
+        };
+        install::<Fpx16_16>(&mut w, &config).unwrap();
+        assert!(install::<Fpx16_16>(&mut w, &config).is_err());
+        assert_eq!(w.len(), 10);
+    }
+}
