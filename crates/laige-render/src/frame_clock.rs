@@ -1,0 +1,304 @@
+//! [`FrameClock`]: the frame deadline grid and the pacer that waits for it.
+//!
+//! ```text
+//! deadline_ns(n) = reference_ns + n × period_ns     (n 1-based; exact integers)
+//! period_ns      = 1_000_000_000 / frame_rate_hz    (one division, at creation)
+//! ```
+//!
+//! The grid never accumulates error: frame `n`'s deadline is computed from
+//! `n`, not from the previous frame (60 Hz → 16 666 666 ns per frame; the
+//! truncated 2/3 ns per frame is the only rounding, and it does not drift
+//! against the grid itself). Beyond `i64::MAX` ns (292 years) deadlines
+//! clamp to `i64::MAX` instead of overflowing.
+//!
+//! # Pacing
+//!
+//! [`FrameClock::wait_frame`] sleeps natively until *deadline − margin*, then
+//! spins (`std::hint::spin_loop`, reading the clock) to the deadline. The
+//! margin is learned online: every native sleep records its overshoot (how
+//! much later than asked the OS woke the thread), and the margin is the
+//! second-largest of the last [`OVERSHOOT_WINDOW`] overshoots plus
+//! [`MARGIN_GUARD_NS`] — a high percentile (≈ p97) that ignores a single
+//! outlier, clamped to [`MIN_MARGIN_NS`]..=[`MAX_MARGIN_NS`]. A machine whose
+//! sleeps overshoot by ~60–150 µs (Linux's default 50 µs timer slack plus the
+//! wake-up) spins only that long per frame: about 1 % of a core at 60 Hz,
+//! instead of a fixed worst-case margin. Measured figures are in
+//! `docs/api/frame_pipeline.md` (`cargo xtask bench`).
+//!
+//! Timer slack (`prctl(PR_SET_TIMERSLACK)`) would shrink the overshoot
+//! further, but it changes a process-wide-visible property of the caller's
+//! thread and needs `libc` and `unsafe`; the learned margin meets the budget
+//! without it.
+
+use std::time::Duration;
+
+use laige_core::clock::{MonotonicClock, SteadyClock};
+use laige_core::{Error, Result};
+
+use crate::events;
+
+/// The lowest accepted frame rate (spec: 1–1000 Hz).
+pub const MIN_FRAME_RATE_HZ: u32 = 1;
+/// The highest accepted frame rate (spec: 1–1000 Hz; 1 ms frames).
+pub const MAX_FRAME_RATE_HZ: u32 = 1000;
+/// The default frame rate: the most common display refresh rate.
+pub const DEFAULT_FRAME_RATE_HZ: u32 = 60;
+
+/// Native sleeps whose overshoot the pacer remembers.
+pub const OVERSHOOT_WINDOW: usize = 32;
+/// Added to the learned overshoot percentile: covers the spread between the
+/// sampled percentile and the next sleep's overshoot.
+pub const MARGIN_GUARD_NS: i64 = 20_000;
+/// The smallest margin: below ~20 µs the wake-up latency alone exceeds it.
+pub const MIN_MARGIN_NS: i64 = 20_000;
+/// The largest margin: an overloaded machine may overshoot by milliseconds,
+/// but spinning longer than 2 ms per frame would burn a core at 240 Hz.
+pub const MAX_MARGIN_NS: i64 = 2_000_000;
+/// The margin before anything is learned: the measured p99 overshoot of a
+/// plain `thread::sleep` on the CI machines (145 µs, issue 5) plus the guard.
+pub const INITIAL_MARGIN_NS: i64 = 165_000;
+
+/// Configures a [`FrameClock`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameClockConfig {
+    /// Frames per second, `MIN_FRAME_RATE_HZ..=MAX_FRAME_RATE_HZ` (default
+    /// 60). Windowed: the display's refresh rate (the GL context's
+    /// `refresh_rate_hz()`, or the target rate when that is 0); headless: the
+    /// target pace.
+    pub frame_rate_hz: u32,
+}
+
+impl Default for FrameClockConfig {
+    fn default() -> Self {
+        Self {
+            frame_rate_hz: DEFAULT_FRAME_RATE_HZ,
+        }
+    }
+}
+
+/// The frame deadline grid on a monotonic clock, and its pacer.
+///
+/// ```
+/// use laige_core::clock::SyntheticClock;
+/// use laige_render::{FrameClock, FrameClockConfig};
+///
+/// let clock = SyntheticClock::new(1_000);
+/// let fc = FrameClock::with_clock(FrameClockConfig { frame_rate_hz: 60 }, clock.clone())?;
+/// assert_eq!(fc.period_ns(), 16_666_666);
+/// assert_eq!(fc.deadline_ns(3), 1_000 + 3 * 16_666_666);
+/// # Ok::<(), laige_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct FrameClock<C = SteadyClock> {
+    clock: C,
+    frame_rate_hz: u32,
+    period_ns: i64,
+    reference_ns: i64,
+    pacer: Pacer,
+}
+
+impl FrameClock<SteadyClock> {
+    /// A clock on the process's [`SteadyClock`], its reference the current
+    /// reading. Bad rate → `InvalidArgument` (`render_thread/frame_rate_invalid`,
+    /// field `frame_rate_hz`) and one rate-limited Warn event.
+    ///
+    /// # Errors
+    /// `frame_rate_hz` outside `1..=1000`.
+    pub fn new(config: FrameClockConfig) -> Result<Self> {
+        Self::with_clock(config, SteadyClock)
+    }
+}
+
+impl<C: MonotonicClock> FrameClock<C> {
+    /// A clock on `clock` (tests pass a `SyntheticClock`), its reference the
+    /// clock's current reading.
+    ///
+    /// # Errors
+    /// `frame_rate_hz` outside `1..=1000` → `InvalidArgument`
+    /// (`render_thread/frame_rate_invalid`), reported as a rate-limited Warn.
+    pub fn with_clock(config: FrameClockConfig, clock: C) -> Result<Self> {
+        let rate = config.frame_rate_hz;
+        if !(MIN_FRAME_RATE_HZ..=MAX_FRAME_RATE_HZ).contains(&rate) {
+            let err = Error::invalid_argument(
+                events::FRAME_RATE_INVALID,
+                "frame_rate_hz",
+                rate,
+                "1..=1000 Hz",
+            );
+            events::report(&err);
+            return Err(err);
+        }
+        let reference_ns = clock.now_ns();
+        Ok(Self {
+            clock,
+            frame_rate_hz: rate,
+            period_ns: 1_000_000_000 / i64::from(rate),
+            reference_ns,
+            pacer: Pacer::default(),
+        })
+    }
+
+    /// The frame rate in Hz.
+    #[must_use]
+    pub fn frame_rate_hz(&self) -> u32 {
+        self.frame_rate_hz
+    }
+
+    /// The frame period in ns (`10⁹ / frame_rate_hz`, truncated).
+    #[must_use]
+    pub fn period_ns(&self) -> i64 {
+        self.period_ns
+    }
+
+    /// The grid's reference (frame 0's time) in ns.
+    #[must_use]
+    pub fn reference_ns(&self) -> i64 {
+        self.reference_ns
+    }
+
+    /// The clock's current reading in ns.
+    #[must_use]
+    pub fn now_ns(&self) -> i64 {
+        self.clock.now_ns()
+    }
+
+    /// Frame `n`'s deadline: `reference_ns + n × period_ns`, exact, clamped
+    /// to `i64::MAX` (never overflows).
+    #[must_use]
+    pub fn deadline_ns(&self, n: u64) -> i64 {
+        let t = i128::from(self.reference_ns) + i128::from(n) * i128::from(self.period_ns);
+        i64::try_from(t).unwrap_or(i64::MAX)
+    }
+
+    /// Moves the grid: frame `n`'s deadline becomes `reference_ns + n ×
+    /// period_ns`. Use after a pause so the next frames are not all "late".
+    pub fn reanchor(&mut self, reference_ns: i64) {
+        self.reference_ns = reference_ns;
+    }
+
+    /// [`reanchor`](Self::reanchor)s to the clock's current reading.
+    pub fn reanchor_now(&mut self) {
+        self.reference_ns = self.clock.now_ns();
+    }
+
+    /// The pacer's current sleep margin in ns (how early native sleep ends
+    /// before the spin takes over).
+    #[must_use]
+    pub fn margin_ns(&self) -> i64 {
+        self.pacer.margin_ns
+    }
+
+    /// Blocks until frame `n`'s deadline and returns its presentation time:
+    /// the deadline when the call arrives before it, or the clock's reading
+    /// when the call arrives late (the deadline already passed; a late frame
+    /// presents when it can, never in the past).
+    ///
+    /// Sleeps natively to *deadline − margin*, then spins to the deadline
+    /// (module docs). The wait reads time only through the clock `C`, so with
+    /// a `SyntheticClock` it returns once another thread advances the clock
+    /// to the deadline.
+    pub fn wait_frame(&mut self, n: u64) -> i64 {
+        let deadline = self.deadline_ns(n);
+        let now = self.clock.now_ns();
+        if now >= deadline {
+            return now;
+        }
+        let mut now = now;
+        loop {
+            let remaining = deadline.saturating_sub(now);
+            if remaining <= 0 {
+                return deadline;
+            }
+            if remaining > self.pacer.margin_ns {
+                let wake_at = deadline - self.pacer.margin_ns;
+                let asked = wake_at - now;
+                std::thread::sleep(Duration::from_nanos(asked.unsigned_abs()));
+                now = self.clock.now_ns();
+                self.pacer.record(now - wake_at);
+            } else {
+                std::hint::spin_loop();
+                now = self.clock.now_ns();
+            }
+        }
+    }
+}
+
+/// The learned sleep margin (module docs).
+#[derive(Clone, Debug)]
+struct Pacer {
+    overshoots: [i64; OVERSHOOT_WINDOW],
+    len: usize,
+    next: usize,
+    margin_ns: i64,
+}
+
+impl Default for Pacer {
+    fn default() -> Self {
+        Self {
+            overshoots: [0; OVERSHOOT_WINDOW],
+            len: 0,
+            next: 0,
+            margin_ns: INITIAL_MARGIN_NS,
+        }
+    }
+}
+
+impl Pacer {
+    fn record(&mut self, overshoot_ns: i64) {
+        self.overshoots[self.next] = overshoot_ns.clamp(0, MAX_MARGIN_NS);
+        self.next = (self.next + 1) % OVERSHOOT_WINDOW;
+        self.len = (self.len + 1).min(OVERSHOOT_WINDOW);
+        if self.len < 4 {
+            // Too few samples for a percentile: keep the initial margin.
+            return;
+        }
+        let mut sorted = self.overshoots;
+        let window = &mut sorted[..self.len];
+        window.sort_unstable();
+        // The second-largest sample: a high percentile that one outlier (a
+        // preemption) does not move.
+        let high = window[self.len - 2];
+        self.margin_ns = (high + MARGIN_GUARD_NS).clamp(MIN_MARGIN_NS, MAX_MARGIN_NS);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pacer_learns_a_high_percentile_that_ignores_one_outlier() {
+        let mut p = Pacer::default();
+        for _ in 0..3 {
+            p.record(50_000);
+        }
+        assert_eq!(p.margin_ns, INITIAL_MARGIN_NS, "too few samples");
+        p.record(50_000);
+        assert_eq!(p.margin_ns, 50_000 + MARGIN_GUARD_NS);
+        p.record(5_000_000); // one outlier, clamped and ignored
+        assert_eq!(p.margin_ns, 50_000 + MARGIN_GUARD_NS);
+        p.record(90_000);
+        assert_eq!(p.margin_ns, 90_000 + MARGIN_GUARD_NS);
+        for _ in 0..OVERSHOOT_WINDOW {
+            p.record(0);
+        }
+        assert_eq!(p.margin_ns, MIN_MARGIN_NS);
+        for _ in 0..OVERSHOOT_WINDOW {
+            p.record(-7);
+        }
+        assert_eq!(p.margin_ns, MIN_MARGIN_NS);
+    }
+
+    #[test]
+    fn real_clock_wait_is_never_early() {
+        let mut fc = FrameClock::new(FrameClockConfig {
+            frame_rate_hz: 1000,
+        })
+        .expect("valid rate");
+        for n in 1..=5 {
+            let t = fc.wait_frame(n);
+            assert!(fc.now_ns() >= fc.deadline_ns(n));
+            assert!(t >= fc.deadline_ns(n));
+        }
+    }
+}
