@@ -148,15 +148,25 @@ pub fn is_installed() -> bool {
         1 => false,
         2 => true,
         _ => {
-            let saved = save();
-            start_window();
-            drop(std::hint::black_box(Box::new(0_u8)));
-            let probed = current_counts().allocs > 0;
-            restore(saved);
+            let probed = probe();
             INSTALLED.store(if probed { 2 } else { 1 }, Ordering::Relaxed);
             probed
         }
     }
+}
+
+/// Allocates one byte inside a private, unsuspended window and reports
+/// whether the allocator counted it; the caller's window and suspension
+/// are restored.
+fn probe() -> bool {
+    let saved = save();
+    let suspended = STATE.try_with(|s| s.suspended.replace(0)).unwrap_or(0);
+    start_window();
+    drop(std::hint::black_box(Box::new(0_u8)));
+    let probed = current_counts().allocs > 0;
+    let _ = STATE.try_with(|s| s.suspended.set(suspended));
+    restore(saved);
+    probed
 }
 
 /// Arms a fresh window on the current thread: counts reset to zero, and
@@ -495,5 +505,26 @@ mod tests {
     fn without_the_counting_allocator_nothing_is_installed() {
         assert!(!is_installed());
         assert!(!is_installed());
+    }
+
+    #[test]
+    fn the_probe_restores_the_callers_window_and_suspension() {
+        arm();
+        on_alloc(3);
+        let s = suspend();
+        assert!(!probe());
+        assert!(is_armed());
+        // Still suspended: not charged.
+        on_alloc(100);
+        drop(s);
+        assert_eq!((read().allocs, read().bytes), (1, 3));
+        disarm();
+    }
+
+    #[test]
+    fn public_types_are_send_and_sync_where_expected() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<AllocCounts>();
+        send_sync::<super::super::CountingAlloc>();
     }
 }

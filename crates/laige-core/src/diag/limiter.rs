@@ -13,7 +13,7 @@
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use super::registry::{self, Decision, KeyState};
+use super::registry::{self, KeyState};
 use super::{Severity, time};
 use crate::{Error, EventId, Result};
 
@@ -121,7 +121,7 @@ impl Callsite {
     pub fn check(&self, id: EventId, severity: Severity) -> bool {
         let key = self.key(id, severity);
         let window = WINDOW_NS.load(Ordering::Relaxed);
-        key.decide(time::now_ns(), window) == Decision::Emit
+        key.limiter().decide(time::now_ns(), window)
     }
 
     #[inline]
@@ -193,14 +193,7 @@ impl RateStats {
 /// ```
 #[must_use]
 pub fn rate_stats(id: EventId, severity: Severity) -> RateStats {
-    registry::find(id, severity).map_or_else(RateStats::default, |key| {
-        let (emitted, suppressed, pending) = key.counts();
-        RateStats {
-            emitted,
-            suppressed,
-            pending,
-        }
-    })
+    registry::find(id, severity).map_or_else(RateStats::default, |key| key.limiter().stats())
 }
 
 /// Counts one occurrence of `(id, severity)` without a callsite cache and
@@ -209,7 +202,7 @@ pub fn rate_stats(id: EventId, severity: Severity) -> RateStats {
 pub fn check(id: EventId, severity: Severity) -> bool {
     let key = registry::find(id, severity).unwrap_or_else(|| registry::register(id, severity).key);
     let window = WINDOW_NS.load(Ordering::Relaxed);
-    key.decide(time::now_ns(), window) == Decision::Emit
+    key.limiter().decide(time::now_ns(), window)
 }
 
 #[cfg(test)]
@@ -248,6 +241,20 @@ mod tests {
                 pending: 2
             }
         );
+    }
+
+    #[test]
+    fn public_types_are_send_and_sync() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Callsite>();
+        send_sync::<RateStats>();
+        send_sync::<Severity>();
+        send_sync::<super::super::SuppressedKey>();
+        #[cfg(feature = "subscriber")]
+        {
+            send_sync::<super::super::SubscriberConfig>();
+            send_sync::<super::super::CapturedEvent>();
+        }
     }
 
     #[test]

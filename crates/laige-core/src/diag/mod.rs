@@ -41,6 +41,7 @@
 mod capture;
 mod limiter;
 mod macros;
+mod rate_limiter;
 mod registry;
 mod report;
 mod severity;
@@ -55,6 +56,7 @@ pub use limiter::{
     Callsite, DEFAULT_RATE_WINDOW, MAX_RATE_WINDOW, RATE_WINDOW_INVALID, RateStats, check,
     rate_stats, rate_window, set_rate_window,
 };
+pub use rate_limiter::RateLimiter;
 pub use report::{fail, report, reported};
 pub use severity::{SEVERITY_INVALID, Severity};
 #[cfg(feature = "subscriber")]

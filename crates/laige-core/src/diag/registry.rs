@@ -16,43 +16,21 @@
 //! keys go to an overflow list behind a mutex: still correct, no longer
 //! lock-free.
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use super::Severity;
+use super::{RateLimiter, Severity};
 use crate::EventId;
 
 /// The number of lock-free registry slots (a power of two).
 pub(crate) const SLOTS: usize = 1024;
 const MASK: usize = SLOTS - 1;
 
-/// `last_emit_ns` before the first emission.
-const NEVER: i64 = i64::MIN;
-
-/// The shared rate-limit state of one key.
-///
-/// Aligned to 128 bytes (two cache lines, the adjacent-line prefetch unit of
-/// current x86) so two hot keys hammered from different threads never share
-/// a line.
-#[repr(align(128))]
+/// A key and its limiter. The limiter is 128-byte aligned, so two hot
+/// keys never share a cache line.
 pub(crate) struct KeyState {
     id: EventId,
     severity: Severity,
-    /// The time-base reading of the last emission, or [`NEVER`].
-    last_emit_ns: AtomicI64,
-    /// Occurrences the limiter let through, since the process started.
-    emitted: AtomicU64,
-    /// Occurrences the limiter suppressed, since the process started.
-    suppressed: AtomicU64,
-    /// How much of `suppressed` the summaries have already reported.
-    summarized: AtomicU64,
-}
-
-/// Whether the limiter lets an occurrence through.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Decision {
-    Emit,
-    Suppress,
+    limiter: RateLimiter,
 }
 
 impl KeyState {
@@ -60,10 +38,7 @@ impl KeyState {
         Self {
             id,
             severity,
-            last_emit_ns: AtomicI64::new(NEVER),
-            emitted: AtomicU64::new(0),
-            suppressed: AtomicU64::new(0),
-            summarized: AtomicU64::new(0),
+            limiter: RateLimiter::new(),
         }
     }
 
@@ -75,75 +50,16 @@ impl KeyState {
         self.severity
     }
 
+    pub(crate) fn limiter(&self) -> &RateLimiter {
+        &self.limiter
+    }
+
     /// Whether this state belongs to `(id, severity)`.
     #[inline]
     pub(crate) fn matches(&self, id: EventId, severity: Severity) -> bool {
         self.severity == severity
             && same_str(self.id.subsystem(), id.subsystem())
             && same_str(self.id.event(), id.event())
-    }
-
-    /// Decides one occurrence at time `now_ns` under a window of
-    /// `window_ns`, and counts it as emitted or suppressed — exactly one of
-    /// the two, whatever other threads do at the same time.
-    ///
-    /// An occurrence is emitted when the key has never emitted, or when at
-    /// least `window_ns` have passed since the last emission and this thread
-    /// wins the race to record the new emission time. A window `<= 0`
-    /// emits every occurrence.
-    #[inline]
-    pub(crate) fn decide(&self, now_ns: i64, window_ns: i64) -> Decision {
-        // Relaxed everywhere below: the timestamp and the counters are
-        // diagnostic values that publish no other memory; each RMW is atomic,
-        // which is all the exact emitted + suppressed == occurrences count
-        // needs. Readers that need a final value (tests, the summary at
-        // shutdown) synchronise through thread joins or the registry.
-        if window_ns <= 0 {
-            self.last_emit_ns.store(now_ns, Ordering::Relaxed);
-            self.emitted.fetch_add(1, Ordering::Relaxed);
-            return Decision::Emit;
-        }
-        let last = self.last_emit_ns.load(Ordering::Relaxed);
-        // `now - last` may be negative when another thread recorded a later
-        // reading than ours: that emission covers this occurrence.
-        if last != NEVER && now_ns.saturating_sub(last) < window_ns {
-            self.suppressed.fetch_add(1, Ordering::Relaxed);
-            return Decision::Suppress;
-        }
-        match self
-            .last_emit_ns
-            .compare_exchange(last, now_ns, Ordering::Relaxed, Ordering::Relaxed)
-        {
-            Ok(_) => {
-                self.emitted.fetch_add(1, Ordering::Relaxed);
-                Decision::Emit
-            }
-            Err(_) => {
-                // Another thread emitted for this window between our load and
-                // our exchange.
-                self.suppressed.fetch_add(1, Ordering::Relaxed);
-                Decision::Suppress
-            }
-        }
-    }
-
-    /// (emitted, suppressed, suppressed-but-not-yet-summarized).
-    pub(crate) fn counts(&self) -> (u64, u64, u64) {
-        let emitted = self.emitted.load(Ordering::Relaxed);
-        let suppressed = self.suppressed.load(Ordering::Relaxed);
-        let summarized = self.summarized.load(Ordering::Relaxed);
-        (emitted, suppressed, suppressed.saturating_sub(summarized))
-    }
-
-    /// Claims the suppressed occurrences no summary has reported yet and
-    /// returns how many there were. Concurrent callers claim disjoint
-    /// ranges, so every suppressed occurrence is reported exactly once.
-    pub(crate) fn take_unsummarized(&self) -> u64 {
-        let total = self.suppressed.load(Ordering::Relaxed);
-        // fetch_max hands each caller the previous high-water mark: the
-        // range (prev, total] is this caller's alone.
-        let prev = self.summarized.fetch_max(total, Ordering::Relaxed);
-        total.saturating_sub(prev)
     }
 }
 
@@ -253,107 +169,9 @@ pub(crate) fn all_keys() -> Vec<&'static KeyState> {
     keys
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-
-    const SEC: i64 = 1_000_000_000;
-
-    fn fresh(event: &'static str) -> KeyState {
-        KeyState::new(EventId::new("registry_test", event), Severity::Warn)
-    }
-
-    #[test]
-    fn first_occurrence_emits_then_the_window_suppresses() {
-        let k = fresh("a");
-        assert_eq!(k.decide(100, SEC), Decision::Emit);
-        assert_eq!(k.decide(100, SEC), Decision::Suppress);
-        assert_eq!(k.decide(100 + SEC - 1, SEC), Decision::Suppress);
-        assert_eq!(k.counts(), (1, 2, 2));
-    }
-
-    #[test]
-    fn emits_again_once_a_full_window_has_passed() {
-        let k = fresh("b");
-        assert_eq!(k.decide(0, SEC), Decision::Emit);
-        assert_eq!(k.decide(SEC, SEC), Decision::Emit);
-        assert_eq!(k.decide(2 * SEC - 1, SEC), Decision::Suppress);
-        assert_eq!(k.decide(2 * SEC, SEC), Decision::Emit);
-        assert_eq!(k.counts(), (3, 1, 1));
-    }
-
-    #[test]
-    fn the_window_restarts_at_each_emission_not_at_fixed_boundaries() {
-        let k = fresh("c");
-        assert_eq!(k.decide(0, SEC), Decision::Emit);
-        assert_eq!(k.decide(SEC + 500, SEC), Decision::Emit);
-        // One window after the second emission, not after 2 s.
-        assert_eq!(k.decide(2 * SEC + 499, SEC), Decision::Suppress);
-        assert_eq!(k.decide(2 * SEC + 500, SEC), Decision::Emit);
-    }
-
-    #[test]
-    fn a_reading_behind_the_last_emission_is_suppressed() {
-        let k = fresh("d");
-        assert_eq!(k.decide(10 * SEC, SEC), Decision::Emit);
-        assert_eq!(k.decide(5 * SEC, SEC), Decision::Suppress);
-    }
-
-    #[test]
-    fn extreme_readings_do_not_overflow() {
-        let k = fresh("e");
-        assert_eq!(k.decide(i64::MIN + 1, SEC), Decision::Emit);
-        assert_eq!(k.decide(i64::MAX, SEC), Decision::Emit);
-        assert_eq!(k.decide(i64::MAX, SEC), Decision::Suppress);
-    }
-
-    #[test]
-    fn a_zero_window_emits_every_occurrence() {
-        let k = fresh("f");
-        for _ in 0..5 {
-            assert_eq!(k.decide(7, 0), Decision::Emit);
-        }
-        assert_eq!(k.counts(), (5, 0, 0));
-    }
-
-    #[test]
-    fn summaries_claim_each_suppressed_occurrence_once() {
-        let k = fresh("g");
-        k.decide(0, SEC);
-        k.decide(1, SEC);
-        k.decide(2, SEC);
-        assert_eq!(k.take_unsummarized(), 2);
-        assert_eq!(k.take_unsummarized(), 0);
-        k.decide(3, SEC);
-        assert_eq!(k.counts(), (1, 3, 1));
-        assert_eq!(k.take_unsummarized(), 1);
-        assert_eq!(k.counts(), (1, 3, 0));
-    }
-
-    #[test]
-    fn two_threads_deciding_at_once_count_every_occurrence_exactly_once() {
-        const PER_THREAD: u64 = 200_000;
-        let k = fresh("h");
-        // Readings advance 1 ns per occurrence and the window is 1000 ns, so
-        // roughly every thousandth occurrence races for an emission.
-        std::thread::scope(|s| {
-            for _ in 0..2 {
-                s.spawn(|| {
-                    for t in 0..PER_THREAD {
-                        k.decide(i64::try_from(t).unwrap(), 1000);
-                    }
-                });
-            }
-        });
-        let (emitted, suppressed, pending) = k.counts();
-        assert_eq!(emitted + suppressed, 2 * PER_THREAD);
-        assert_eq!(pending, suppressed);
-        // Each emission moves the recorded time forward by at least one
-        // window, so readings 0..PER_THREAD allow at most PER_THREAD / 1000
-        // emissions; and a sustained stream is never silent.
-        assert!(emitted <= PER_THREAD / 1000, "{emitted}");
-        assert!(emitted >= PER_THREAD / 2000, "{emitted}");
-    }
 
     #[test]
     fn registering_twice_returns_the_same_state() {

@@ -58,7 +58,7 @@ pub fn emit_rate_limited_summary() -> Vec<SuppressedKey> {
     let _suspend = crate::alloc_watch::suspend();
     let mut lines = Vec::new();
     for key in registry::all_keys() {
-        let suppressed = key.take_unsummarized();
+        let suppressed = key.limiter().take_unsummarized();
         if suppressed == 0 {
             continue;
         }
