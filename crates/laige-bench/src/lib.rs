@@ -8,6 +8,7 @@
 
 pub mod diag;
 pub mod harness;
+pub mod sim;
 
 use harness::Bench;
 
@@ -15,4 +16,4 @@ use harness::Bench;
 pub type AreaFn = fn(&mut Bench);
 
 /// The bench areas, one line each: `(name, entry point)`.
-pub const AREAS: &[(&str, AreaFn)] = &[("diag", diag::run)];
+pub const AREAS: &[(&str, AreaFn)] = &[("diag", diag::run), ("sim", sim::run)];
