@@ -12,9 +12,42 @@
 //! 3. **[`Profiler`]**: fixed-size rings of tick, frame and per-system
 //!    durations.
 //!
+//! 4. **[`presentation`]**: the integer-derived [`Alpha`] and the
+//!    [`PresentationSnapshot`] a renderer interpolates from.
+//! 5. **[`workload`]**: the reference workload every budget is measured on.
+//!
+//! ```
+//! use laige_core::{Fpx16_16, clock::SyntheticClock};
+//! use laige_sim::workload::{self, Position, WorkloadConfig};
+//! use laige_sim::{GameLoop, GameLoopOptions, PresentationSnapshot, World};
+//!
+//! let mut world = World::default();
+//! workload::install::<Fpx16_16>(&mut world, &WorkloadConfig { entities: 256, ..Default::default() })?;
+//! let schedule = world.schedule_systems();
+//! let clock = SyntheticClock::new(0);
+//! let mut game = GameLoop::with_clock(world, schedule, GameLoopOptions::default(), clock.clone())?;
+//! let mut snapshot = PresentationSnapshot::<Position<Fpx16_16>>::with_capacity(256);
+//! game.frame_with(&mut snapshot)?;
+//! for _ in 0..60 {
+//!     clock.advance_ns(16_666_667); // one 60 Hz period per frame
+//!     let frame = game.frame_with(&mut snapshot)?;
+//!     assert!(frame.alpha.as_f32() < 1.0);
+//! }
+//! assert_eq!(game.current_tick(), 60);
+//! assert_eq!(game.elapsed_sim_ns(), 1_000_000_000);
+//! let hash = game.world().state_hash(); // what a replay compares
+//! # let _ = hash;
+//! # Ok::<(), laige_core::Error>(())
+//! ```
+//!
 //! Each module's contract (ranges, events, failure behaviour, threading,
 //! determinism scope) is in `docs/api/` (`game_loop.md`, `world.md`,
 //! `profiler.md`, `presentation.md`).
+//!
+//! **Architecture invariant:** nothing in this crate reads wall-clock time
+//! into simulation state: the only time input is the loop's
+//! `MonotonicClock`, and the tick sequence is a pure function of its
+//! readings; the steady clock is read only for profiler samples.
 
 // The derive macro names `::laige_sim`; this makes that path resolve
 // inside this crate too.
@@ -36,6 +69,7 @@ pub use game_loop::{
 };
 pub use guardrails::{ChurnBudget, ChurnStats};
 pub use laige_macros::StateHash;
+pub use presentation::{Interpolate, PresentationSnapshot};
 pub use profiler::{Profiler, ProfilerConfig, SampleSummary};
 pub use state_hash::{StateHash, StateHasher};
 pub use system::{SystemContext, SystemSchedule};
