@@ -9,6 +9,7 @@
 pub mod diag;
 pub mod harness;
 pub mod sim;
+pub mod sprites;
 
 use harness::Bench;
 
@@ -16,4 +17,8 @@ use harness::Bench;
 pub type AreaFn = fn(&mut Bench);
 
 /// The bench areas, one line each: `(name, entry point)`.
-pub const AREAS: &[(&str, AreaFn)] = &[("diag", diag::run), ("sim", sim::run)];
+pub const AREAS: &[(&str, AreaFn)] = &[
+    ("diag", diag::run),
+    ("sim", sim::run),
+    ("sprites", sprites::run),
+];
