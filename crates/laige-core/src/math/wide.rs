@@ -7,7 +7,7 @@
 //! that at once. These functions are the backing of `Vec2::length_wide`,
 //! `Vec2::distance_wide`, `Vec2::normalize_wide` (and the `Vec3` forms).
 
-use super::fixed::{Fpx16_16, div_round_i64};
+use super::fixed::Fpx16_16;
 use super::isqrt::{isqrt_round_u64, isqrt_round_u128};
 
 /// The largest sum of squared raws whose rounded root still fits in `MAX`:
@@ -56,25 +56,59 @@ pub(crate) fn distance_wide<const N: usize>(a: [Fpx16_16; N], b: [Fpx16_16; N]) 
     root_saturated(sum_of_squares(d))
 }
 
-/// `normalize_wide`: with `L = round(sqrt(Σ raw_i²))` taken **unsaturated**
-/// (up to ~2^32.8), each component is `round(raw_i × 2^16 / L)`, ties to
-/// even, in `i64` — the `/` rule of Q16.16 applied to the exact-width
-/// length, so vectors longer than `MAX` keep their direction. The zero
-/// vector (and only it: the sum is exact) gives the zero vector. Results
-/// are in `[−1, 1]` up to one rounding step (`|raw_i| <= L + 1/2`).
+/// `normalize_wide`: each component is the Q16.16 value **nearest to the
+/// exact** `c_i / |v|` (`|v| = sqrt(Σ raw_j²)`, unsaturated), computed in
+/// integers. No tie can occur (if `|v|` is irrational the quotient is; if
+/// it is an integer, the reduced direction has an odd denominator), so the
+/// result is unique. Vectors of any length — tiny or longer than `MAX` —
+/// get a unit direction to within half a raw step per component. The zero
+/// vector (and only it: the sum is exact) gives the zero vector.
 #[inline]
 pub(crate) fn normalize_wide<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] {
     let sum = sum_of_squares(c.map(|x| i64::from(x.to_raw())));
     if sum == 0 {
         return [Fpx16_16::ZERO; N];
     }
-    // L < 2^64 for any N < 2^64; in practice N <= 3 gives L < 2^33.
-    let len = isqrt_round_u128(sum);
-    let len = i64::try_from(len).unwrap_or(i64::MAX);
+    // An approximate scaled root: L = round(sqrt(sum · 4^k)) ≈ |v|·2^k with
+    // at least 31 significant bits, so `|c|·2^(16+k) / L` is within one of
+    // the answer and the exact fix-up below moves at most a step or two.
+    let (len, k) = if sum <= u128::from(u64::MAX) {
+        let bits = 128 - sum.leading_zeros(); // 1..=64
+        let k = (64 - bits) / 2;
+        (isqrt_round_u64((sum as u64) << (2 * k)), k)
+    } else {
+        // Only reachable with N >= 4; L >= 2^32 is precise already.
+        (u64::try_from(isqrt_round_u128(sum)).unwrap_or(u64::MAX), 0)
+    };
     c.map(|x| {
-        let q = div_round_i64(i64::from(x.to_raw()) << 16, len);
-        Fpx16_16::from_raw(super::fixed::saturate_i64(q))
+        let mag = u64::from(x.to_raw().unsigned_abs());
+        // |c| <= |v| < 2^(bits/2), so |c|·2^(16+k) < 2^49: no overflow
+        // (and 16 + k <= 47, a valid shift).
+        let approx = ((mag << (16 + k)) + len / 2) / len.max(1);
+        let r = nearest_quotient(mag, sum, approx);
+        let r = r as i32; // r <= 2^16
+        Fpx16_16::from_raw(if x.to_raw() < 0 { -r } else { r })
     })
+}
+
+/// The integer `r` nearest to `mag·2^16 / sqrt(sum)`, starting from a
+/// guess: `r` is nearest iff `(2r − 1)²·sum < 4·mag²·2^32 < (2r + 1)²·sum`
+/// (the middle is never equal to either side: see `normalize_wide`).
+/// Every quantity fits `u128` (`mag² <= 2^62`, `r <= 2^16 + 1`,
+/// `sum < 2^66` for `N <= 16`).
+#[inline]
+fn nearest_quotient(mag: u64, sum: u128, guess: u64) -> u64 {
+    let target = (u128::from(mag) * u128::from(mag)) << 34; // 4·mag²·2^32
+    let mut r = guess.min(1 << 17);
+    // Moves toward the answer one step at a time; the guess is within a
+    // step or two of it, and each step strictly approaches it.
+    while r > 0 && u128::from(2 * r - 1).pow(2) * sum >= target {
+        r -= 1;
+    }
+    while u128::from(2 * r + 1).pow(2) * sum <= target {
+        r += 1;
+    }
+    r
 }
 
 #[cfg(test)]
@@ -141,6 +175,11 @@ mod tests {
     fn normalize_wide_keeps_direction_at_any_length() {
         let n = normalize_wide([i(3000), i(-4000)]);
         assert_eq!(n, [r(39322), r(-52429)]); // 0.6, −0.8 rounded
+        // Tiny vectors get a precise direction too: (1, 1) raw → 1/√2.
+        let n = normalize_wide([Fpx16_16::EPSILON, Fpx16_16::EPSILON]);
+        assert_eq!(n, [r(46341), r(46341)]);
+        let n = normalize_wide([r(1), r(-2), r(2)]); // |v| = 3 raw
+        assert_eq!(n, [r(21845), r(-43691), r(43691)]);
         assert_eq!(normalize_wide([Fpx16_16::ZERO; 3]), [Fpx16_16::ZERO; 3]);
         assert_eq!(
             normalize_wide([Fpx16_16::EPSILON, Fpx16_16::ZERO]),
