@@ -68,6 +68,30 @@ pub struct FrameClockConfig {
     pub frame_rate_hz: u32,
 }
 
+impl FrameClockConfig {
+    /// Checks the frame rate (the same check [`FrameClock::with_clock`]
+    /// makes; the engine's config uses it too).
+    ///
+    /// # Errors
+    /// `frame_rate_hz` outside `1..=1000` → `InvalidArgument`
+    /// (`render_thread/frame_rate_invalid`, field `frame_rate_hz`), reported
+    /// as a rate-limited Warn.
+    pub fn validate(&self) -> Result<()> {
+        let rate = self.frame_rate_hz;
+        if !(MIN_FRAME_RATE_HZ..=MAX_FRAME_RATE_HZ).contains(&rate) {
+            let err = Error::invalid_argument(
+                events::FRAME_RATE_INVALID,
+                "frame_rate_hz",
+                rate,
+                "1..=1000 Hz",
+            );
+            events::report(&err);
+            return Err(err);
+        }
+        Ok(())
+    }
+}
+
 impl Default for FrameClockConfig {
     fn default() -> Self {
         Self {
@@ -117,17 +141,8 @@ impl<C: MonotonicClock> FrameClock<C> {
     /// `frame_rate_hz` outside `1..=1000` → `InvalidArgument`
     /// (`render_thread/frame_rate_invalid`), reported as a rate-limited Warn.
     pub fn with_clock(config: FrameClockConfig, clock: C) -> Result<Self> {
+        config.validate()?;
         let rate = config.frame_rate_hz;
-        if !(MIN_FRAME_RATE_HZ..=MAX_FRAME_RATE_HZ).contains(&rate) {
-            let err = Error::invalid_argument(
-                events::FRAME_RATE_INVALID,
-                "frame_rate_hz",
-                rate,
-                "1..=1000 Hz",
-            );
-            events::report(&err);
-            return Err(err);
-        }
         let reference_ns = clock.now_ns();
         Ok(Self {
             clock,
