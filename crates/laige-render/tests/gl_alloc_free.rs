@@ -3,6 +3,8 @@
 //! headless swap. Counted with laige-core's CountingAlloc (Rust
 //! allocations; the GL driver's own C allocations are not the engine's).
 
+#![cfg(feature = "gl")]
+
 mod gl_support;
 
 use gl_support::*;

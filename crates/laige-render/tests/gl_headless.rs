@@ -3,6 +3,8 @@
 //! the thread hand-off, and the error paths. Skipped (one printed line)
 //! without EGL unless `LAIGE_REQUIRE_GL=1`.
 
+#![cfg(feature = "gl")]
+
 mod gl_support;
 
 use gl_support::*;

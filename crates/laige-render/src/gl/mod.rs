@@ -27,6 +27,7 @@ mod batcher;
 mod context;
 mod headless;
 mod sprite_renderer;
+mod stages;
 mod windowed;
 
 pub use batcher::{
@@ -36,4 +37,5 @@ pub use batcher::{
 pub use context::{CurrentGlContext, GlContext, GlTarget, MAX_TARGET_SIZE};
 pub use headless::{HeadlessConfig, HeadlessSurface};
 pub use sprite_renderer::{DrawStats, SpriteRenderer, TextureFilter, TextureOptions};
+pub use stages::{FixedView, SpriteFrameHook, SpriteStages, SpriteStagesConfig, TextureUpload};
 pub use windowed::WindowedConfig;
