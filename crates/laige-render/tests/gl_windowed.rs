@@ -20,11 +20,14 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use gl_support::*;
+use std::sync::{Arc, Mutex};
+
 use laige_core::Error;
 use laige_render::gl::{
-    BatchParams, CurrentGlContext, GlTarget, SpriteBatcher, SpriteRenderer, ViewRect,
-    WindowedConfig,
+    BatchParams, CurrentGlContext, GlContext, GlTarget, SpriteBatcher, SpriteFrameHook,
+    SpriteRenderer, SpriteStages, SpriteStagesConfig, ViewRect, WindowedConfig,
 };
+use laige_render::{FrameDescriptor, RenderThread, RenderThreadConfig};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::WindowEvent;
@@ -106,14 +109,75 @@ impl App {
         draw_and_check(&ctx, &mut renderer).map_err(|e| format!("frame after hand-back: {e}"))?;
         hold_for_screenshot(&ctx, &mut renderer);
         renderer.destroy(&ctx);
+        let rendered = through_render_thread(ctx.release().map_err(|e| e.to_string())?)?;
         Ok(format!(
-            "gl_windowed: ok ({} first: {}x{} window, refresh {} Hz, vsync toggled, thread hand-off)",
+            "gl_windowed: ok ({} first: {}x{} window, refresh {} Hz, vsync toggled, thread hand-off, \
+             {rendered} frames presented by the render thread)",
             if prefer_egl { "EGL" } else { "GLX" },
             W,
             H,
             refresh
         ))
     }
+}
+
+/// The window's context driven by the real render thread: `SpriteStages`
+/// takes it over, each frame is read back (hook, before the present) and
+/// checked, and `on_stop` hands it back. Returns the frames rendered.
+fn through_render_thread(gl: GlContext) -> Result<u64, String> {
+    struct Check {
+        failures: Arc<Mutex<Vec<String>>>,
+    }
+    impl SpriteFrameHook for Check {
+        fn params(&mut self, _: &FrameDescriptor) -> BatchParams {
+            BatchParams {
+                view: ViewRect::new(0.0, 0.0, W as f32, H as f32).expect("valid view"),
+                alpha: 1.0,
+            }
+        }
+        fn after_draw(&mut self, ctx: &CurrentGlContext, f: &FrameDescriptor) -> Result<(), Error> {
+            let rgba = ctx.read_pixels(0, 0, W, H)?;
+            if let Err(p) = std::panic::catch_unwind(|| assert_scene_pixels(&rgba)) {
+                let msg = p.downcast_ref::<String>().cloned().unwrap_or_default();
+                let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+                failures.push(format!("frame {}: {msg}", f.frame_index));
+            }
+            Ok(())
+        }
+    }
+    let failures = Arc::new(Mutex::new(Vec::new()));
+    let hook = Check {
+        failures: Arc::clone(&failures),
+    };
+    let config = SpriteStagesConfig {
+        clear_color: CLEAR,
+        ..SpriteStagesConfig::default()
+    };
+    let mut rt: RenderThread<laige_render::gl::Sprite> =
+        RenderThread::spawn(RenderThreadConfig::default(), move || {
+            Ok(SpriteStages::new(gl, config, hook))
+        })
+        .map_err(|e| e.to_string())?;
+    for n in 1..=3 {
+        rt.writer().clear();
+        rt.writer().extend(scene());
+        rt.submit_frame(FrameDescriptor {
+            frame_index: n,
+            ..FrameDescriptor::default()
+        })
+        .map_err(|e| e.to_string())?;
+        rt.wait_idle().map_err(|e| e.to_string())?;
+    }
+    let rendered = rt.stats().rendered;
+    rt.shutdown().map_err(|e| format!("render thread: {e}"))?;
+    let failures = failures.lock().unwrap_or_else(|e| e.into_inner());
+    if !failures.is_empty() {
+        return Err(failures.join("; "));
+    }
+    if rendered != 3 {
+        return Err(format!("{rendered} frames rendered, expected 3"));
+    }
+    Ok(rendered)
 }
 
 /// With `LAIGE_WINDOWED_HOLD_MS=n`, keeps presenting the scene for `n` ms
