@@ -17,6 +17,10 @@
 //!                 GlContext ◄──────────  .release()             (on_stop)
 //! ```
 //!
+//! [`SpriteStages`] packages the right-hand column as the render thread's
+//! `RenderStages<Sprite>` (build it on the render thread with
+//! `RenderThread::spawn`).
+//!
 //! The two context states are two types: [`GlContext`] is not current on
 //! any thread and is `Send`, so it can cross to the render thread;
 //! [`CurrentGlContext`] is current on the thread that holds it, is not
