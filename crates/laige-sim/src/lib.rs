@@ -15,6 +15,8 @@
 //! 4. **[`presentation`]**: the integer-derived [`Alpha`] and the
 //!    [`PresentationSnapshot`] a renderer interpolates from.
 //! 5. **[`workload`]**: the reference workload every budget is measured on.
+//! 6. **[`replay`]**: record a run's identity and per-tick input, play it
+//!    back headless and name the first tick whose state hash differs.
 //!
 //! ```
 //! use laige_core::{Fpx16_16, clock::SyntheticClock};
@@ -59,6 +61,7 @@ pub mod game_loop;
 pub mod guardrails;
 pub mod presentation;
 pub mod profiler;
+pub mod replay;
 pub mod state_hash;
 pub mod system;
 pub mod workload;
@@ -71,6 +74,7 @@ pub use guardrails::{ChurnBudget, ChurnStats};
 pub use laige_macros::StateHash;
 pub use presentation::{Interpolate, PresentationSnapshot};
 pub use profiler::{Profiler, ProfilerConfig, SampleSummary};
+pub use replay::{Replay, ReplayHeader, ReplayInput, ReplayRecorder};
 pub use state_hash::{StateHash, StateHasher};
 pub use system::{SystemContext, SystemSchedule};
 pub use world::{World, WorldConfig};
