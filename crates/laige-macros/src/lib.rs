@@ -2,7 +2,9 @@
 //!
 //! Derive macros for laige. One today: `#[derive(StateHash)]`, re-exported
 //! by `laige-sim` as `laige_sim::StateHash` (use it from there — the
-//! generated code names `::laige_sim`).
+//! generated code names `::laige_sim`; a crate that reaches laige-sim
+//! through another crate names that path with
+//! `#[state_hash(crate = laige_engine::sim)]`).
 //!
 //! The derive feeds every field, in declaration order, into the
 //! deterministic state hasher. It adds no escape hatch (no `skip`
@@ -29,7 +31,12 @@ use syn::{Data, DeriveInput, Fields, GenericParam, parse_macro_input, parse_quot
 ///
 /// Each field's type must implement `StateHash`; `f32`/`f64` do not, so a
 /// component holding a raw float does not compile.
-#[proc_macro_derive(StateHash)]
+///
+/// The generated code names `::laige_sim::state_hash`. A crate that depends
+/// on laige-sim only through a re-export (a game on `laige-engine`) names
+/// the re-exported crate instead: `#[state_hash(crate = laige_engine::sim)]`
+/// (the path of a module that re-exports laige-sim's root).
+#[proc_macro_derive(StateHash, attributes(state_hash))]
 pub fn derive_state_hash(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     match expand(input) {
@@ -38,8 +45,32 @@ pub fn derive_state_hash(input: TokenStream) -> TokenStream {
     }
 }
 
+/// The path of laige-sim's `state_hash` module: `::laige_sim::state_hash`,
+/// or `<path>::state_hash` from `#[state_hash(crate = <path>)]`.
+fn state_hash_module(input: &DeriveInput) -> syn::Result<syn::Path> {
+    let mut root: Option<syn::Path> = None;
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("state_hash"))
+    {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                root = Some(meta.value()?.parse()?);
+                Ok(())
+            } else {
+                Err(meta.error("unknown state_hash attribute; expected `crate = <path>`"))
+            }
+        })?;
+    }
+    Ok(match root {
+        Some(root) => parse_quote!(#root::state_hash),
+        None => parse_quote!(::laige_sim::state_hash),
+    })
+}
+
 fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
-    let krate: syn::Path = parse_quote!(::laige_sim::state_hash);
+    let krate = state_hash_module(&input)?;
     for param in &mut input.generics.params {
         if let GenericParam::Type(ty) = param {
             ty.bounds.push(parse_quote!(#krate::StateHash));

@@ -17,6 +17,8 @@
 //! 5. **[`workload`]**: the reference workload every budget is measured on.
 //! 6. **[`replay`]**: record a run's identity and per-tick input, play it
 //!    back headless and name the first tick whose state hash differs.
+//! 7. **[`input`]**: timestamped input events, assigned to the tick they
+//!    fall in and delivered at its start in a deterministic order.
 //!
 //! ```
 //! use laige_core::{Fpx16_16, clock::SyntheticClock};
@@ -59,6 +61,7 @@ mod emit;
 pub mod events;
 pub mod game_loop;
 pub mod guardrails;
+pub mod input;
 pub mod presentation;
 pub mod profiler;
 pub mod replay;
@@ -71,6 +74,7 @@ pub use game_loop::{
     Alpha, FrameInfo, GameLoop, GameLoopOptions, GameLoopStats, LoopHooks, LoopState,
 };
 pub use guardrails::{ChurnBudget, ChurnStats};
+pub use input::{InputEvent, InputKind, InputQueue, InputStamp, ScriptAt, ScriptedInput};
 pub use laige_macros::StateHash;
 pub use presentation::{Interpolate, PresentationSnapshot};
 pub use profiler::{Profiler, ProfilerConfig, SampleSummary};

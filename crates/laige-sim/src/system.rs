@@ -52,6 +52,7 @@ use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::{Error, ErrorCode, Result};
 
 use crate::guardrails::ChurnGuard;
+use crate::input::InputEvent;
 use crate::profiler::Profiler;
 use crate::world::{despawn_counted, insert_checked, remove_checked};
 use crate::{emit, events};
@@ -221,7 +222,7 @@ impl SystemSchedule {
 }
 
 /// What a running system sees: the entity store, the tick being computed,
-/// and its own name.
+/// the tick's input events and its own name.
 ///
 /// Spawns and despawns through the context count against the per-frame
 /// churn budgets ([`guardrails`](crate::guardrails)). Queries are hecs's:
@@ -233,6 +234,7 @@ pub struct SystemContext<'w> {
     pub(crate) churn: &'w mut ChurnGuard,
     pub(crate) tick: u64,
     pub(crate) name: &'static str,
+    pub(crate) input: &'w [InputEvent],
 }
 
 impl<'w> SystemContext<'w> {
@@ -248,6 +250,16 @@ impl<'w> SystemContext<'w> {
     #[must_use]
     pub fn system_name(&self) -> &'static str {
         self.name
+    }
+
+    /// The input events delivered to this tick, in delivery order (tick,
+    /// time, sequence) — the same slice for every system of the tick (see
+    /// [`input`](crate::input)). The slice does not borrow the context, so
+    /// a system can read it while spawning or querying:
+    /// `for ev in ctx.input() { ... ctx.spawn(..); }`.
+    #[must_use]
+    pub fn input(&self) -> &'w [InputEvent] {
+        self.input
     }
 
     /// Read access to the hecs world (shared queries, lookups).
@@ -343,6 +355,7 @@ pub(crate) fn run_validated(
     ecs: &mut hecs::World,
     churn: &mut ChurnGuard,
     tick: u64,
+    input: &[InputEvent],
     profiler: Option<&mut Profiler>,
 ) -> Result<()> {
     let mut profiler = profiler.filter(|p| p.is_enabled());
@@ -355,6 +368,7 @@ pub(crate) fn run_validated(
             churn: &mut *churn,
             tick,
             name,
+            input,
         };
         let outcome = {
             #[cfg(debug_assertions)]

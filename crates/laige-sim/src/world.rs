@@ -63,6 +63,7 @@ use hecs::{Archetype, Bundle, Component, ComponentError, DynamicBundle, Entity};
 use laige_core::{Error, Result};
 
 use crate::guardrails::{ChurnBudget, ChurnGuard, ChurnStats};
+use crate::input::InputQueue;
 use crate::profiler::Profiler;
 use crate::state_hash::{FNV1A64_OFFSET, StateHash, StateHasher, hash_str};
 use crate::system::{SystemContext, SystemRegistry, SystemSchedule, run_validated};
@@ -117,6 +118,7 @@ pub struct World {
     hash_scratch: Cell<Vec<u64>>,
     churn: ChurnGuard,
     systems: SystemRegistry,
+    input: InputQueue,
 }
 
 impl Default for World {
@@ -160,6 +162,7 @@ impl World {
             hash_scratch: Cell::new(Vec::new()),
             churn: ChurnGuard::new(churn),
             systems: SystemRegistry::default(),
+            input: InputQueue::default(),
         }
     }
 
@@ -352,6 +355,20 @@ impl World {
         h.finish()
     }
 
+    /// The input queue: pending events and the last tick's delivered ones
+    /// (see [`input`](crate::input)).
+    #[must_use]
+    pub fn input(&self) -> &InputQueue {
+        &self.input
+    }
+
+    /// The input queue, exclusively (pushing events, changing its
+    /// capacity). Systems read their tick's events through
+    /// [`SystemContext::input`] instead.
+    pub fn input_mut(&mut self) -> &mut InputQueue {
+        &mut self.input
+    }
+
     /// Opens a new per-frame churn window (closing the previous one). The
     /// game loop calls it once per presentation frame, before the frame's
     /// ticks; without a loop, call it once per frame yourself.
@@ -412,8 +429,9 @@ impl World {
             .map(|&i| self.systems.entries[i as usize].name)
     }
 
-    /// Runs one tick: every system of `schedule` once, in order, then
-    /// advances the tick counter.
+    /// Runs one tick: delivers the tick's input (every pending event of
+    /// [`input`](Self::input) whose tick is `≤ tick()`), runs every system
+    /// of `schedule` once, in order, then advances the tick counter.
     ///
     /// # Errors
     /// * `system/schedule_stale` / `system/schedule_invalid`
@@ -436,12 +454,15 @@ impl World {
         profiler: Option<&mut Profiler>,
     ) -> Result<()> {
         self.systems.validate(self.id, schedule)?;
+        // The tick's input, delivered before its first system (input.rs).
+        self.input.deliver(self.tick);
         run_validated(
             &mut self.systems.entries,
             schedule,
             &mut self.ecs,
             &mut self.churn,
             self.tick,
+            self.input.delivered(),
             profiler,
         )?;
         self.tick += 1;

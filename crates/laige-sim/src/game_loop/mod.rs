@@ -43,6 +43,7 @@
 
 mod due;
 mod hooks;
+mod input;
 mod lifecycle;
 mod options;
 mod stats;
