@@ -1,14 +1,94 @@
 //! # laige-engine
 //!
-//! Where laige's parts meet: the configuration ([`EngineConfig`], from
-//! TOML), and (being built, issue 6) the headless and windowed run loops,
-//! the lifecycle and the ordered shutdown.
+//! Where laige's parts meet, and what a game crate depends on. In order of
+//! importance:
+//!
+//! 1. **The runs**: [`Engine::run_headless`] (frames paced on the frame
+//!    clock, or unpaced on virtual time; optionally through the whole GL
+//!    pipeline on a headless context) and `Engine::run_windowed` (feature
+//!    `window`: a winit 0.30 event loop and the simulation on the main
+//!    thread, rendering on the render thread through the lock-free
+//!    handoff, presentation interpolated with the loop's alpha).
+//! 2. **The lifecycle** Init → Running ⇄ Paused → Shutdown, driven by the
+//!    game ([`Control`]) and by window events (close, focus), and **one
+//!    ordered shutdown** for every way a run ends — the limit, the game's
+//!    exit, the window closing, Ctrl-C, a failing system — with an exit
+//!    code that says which ([`ExitReason`], [`RunReport`]).
+//! 3. **The configuration** ([`EngineConfig`], TOML) and the **builder**
+//!    ([`EngineBuilder`]): a [`Game`] registers its components and systems
+//!    generic over the scalar; the configured math backend picks the one
+//!    instantiation ([`dispatch`], the one `match`) and the report names it.
+//! 4. **Input**: platform events and scripted input are stamped on the
+//!    loop's clock, assigned to the tick they fall in and delivered at its
+//!    start (`laige_sim::input`, re-exported here as [`input`]).
+//!
+//! ```
+//! use laige_engine::{Engine, EngineOptions, Pacing, RunLimit, StateHash};
+//!
+//! #[derive(Clone, Copy, StateHash)]
+//! #[state_hash(crate = laige_engine::sim)]
+//! struct Ticks(u64);
+//!
+//! let report = Engine::builder()
+//!     .component::<Ticks>("example.ticks")
+//!     .setup(|world| {
+//!         world.spawn((Ticks(0),));
+//!         Ok(())
+//!     })
+//!     .system("count", 0, |ctx| {
+//!         for t in ctx.query_mut::<&mut Ticks>() {
+//!             t.0 += 1;
+//!         }
+//!         Ok(())
+//!     })
+//!     .options(EngineOptions { pacing: Pacing::Unpaced, handle_ctrl_c: false, ..Default::default() })
+//!     .build()?
+//!     .run_headless(RunLimit::Frames(120))?;
+//! assert_eq!((report.ticks, report.exit_code()), (120, 0));
+//! println!("{report}");
+//! # Ok::<(), laige_core::Error>(())
+//! ```
+//!
+//! The contract (config keys, lifecycle, shutdown order, exit codes,
+//! events) is `docs/api/engine.md`; input is `docs/api/input.md`.
 //!
 //! **Architecture invariant:** this is the only crate that depends on both
-//! laige-sim and laige-render.
+//! laige-sim and laige-render; a game needs no other laige dependency (the
+//! parts are re-exported: [`core`], [`sim`], [`render`]).
 
 pub mod config;
 mod config_toml;
 
+mod builder;
+pub mod events;
+mod game;
+#[cfg(feature = "window")]
+mod gl_present;
+mod headless;
+pub mod interrupt;
+mod report;
+mod run;
+
+pub use builder::{
+    Engine, EngineBuilder, EngineOptions, FrameCapture, HeadlessRender, Pacing, RunLimit,
+};
 pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
 pub use config_toml::CONFIG_PARSE_FAILED;
+pub use game::{Control, EngineScalar, Game, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
+pub use report::{
+    EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED,
+    EXIT_USAGE, ExitReason, RunReport,
+};
+pub use run::{ScalarVisitor, dispatch};
+
+// The parts, for game crates that depend on laige-engine alone.
+pub use laige_core as core;
+pub use laige_render as render;
+pub use laige_sim as sim;
+
+pub use laige_core::{
+    Error, ErrorCode, Fp32Pinned, Fpx16_16, MathBackend, Result, SimScalar, Vec2,
+};
+pub use laige_sim::input;
+pub use laige_sim::workload;
+pub use laige_sim::{Alpha, LoopState, StateHash, SystemContext, World};

@@ -1,0 +1,42 @@
+//! Every event id laige-engine raises, in one place (the ids are part of
+//! the public contract: `docs/api/engine.md` lists when each fires).
+
+use laige_core::EventId;
+
+/// `engine/started` (Info): a run began; fields `mode` (`headless` /
+/// `windowed`), `backend`, `tick_rate_hz`, `frame_rate_hz`, `entities`.
+pub const STARTED: EventId = EventId::new("engine", "started");
+/// `engine/shutdown` (Info): the ordered shutdown began; fields `reason`,
+/// `exit_code`, `ticks`, `frames`.
+pub const SHUTDOWN: EventId = EventId::new("engine", "shutdown");
+/// `engine/profiler_summary` (Info): emitted by the shutdown after the
+/// render thread stopped; fields `ticks`, `tick_p50_ns`, `tick_p99_ns`,
+/// `tick_max_ns`, `frame_p50_ns`, `frame_p99_ns`.
+pub const PROFILER_SUMMARY: EventId = EventId::new("engine", "profiler_summary");
+/// `engine/stopped` (Info): the shutdown finished (the last event of a
+/// run); fields `reason`, `exit_code`, `state_hash`.
+pub const STOPPED: EventId = EventId::new("engine", "stopped");
+/// `engine/system_failed` (Error): a tick failed and the run is shutting
+/// down; fields `tick`, `error`.
+pub const SYSTEM_FAILED: EventId = EventId::new("engine", "system_failed");
+/// `engine/render_failed` (Error): the render thread failed and the run is
+/// shutting down; field `error`.
+pub const RENDER_FAILED: EventId = EventId::new("engine", "render_failed");
+/// `engine/setup_failed`: the game's setup or a builder registration
+/// failed (the error is returned; reported as a Warn).
+pub const SETUP_FAILED: EventId = EventId::new("engine", "setup_failed");
+/// `engine/signal_handler_failed`: the Ctrl-C handler could not be
+/// installed (Failed; returned by `interrupt::install_handler`).
+pub const SIGNAL_HANDLER_FAILED: EventId = EventId::new("engine", "signal_handler_failed");
+/// `engine/actions_dropped` (Warn): a callback raised more than
+/// `MAX_ACTIONS_PER_CALLBACK` actions; field `dropped`.
+pub const ACTIONS_DROPPED: EventId = EventId::new("engine", "actions_dropped");
+/// `engine/options_invalid`: an [`EngineOptions`](crate::EngineOptions)
+/// value out of range (InvalidArgument).
+pub const OPTIONS_INVALID: EventId = EventId::new("engine", "options_invalid");
+/// `engine/capture_failed` (Warn): the frame capture could not be written;
+/// fields `path`, `error`.
+pub const CAPTURE_FAILED: EventId = EventId::new("engine", "capture_failed");
+/// `engine/window_failed`: the window or its GL context could not be
+/// created, or the event loop failed (Unsupported/Failed; returned).
+pub const WINDOW_FAILED: EventId = EventId::new("engine", "window_failed");

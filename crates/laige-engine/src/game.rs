@@ -1,0 +1,310 @@
+//! The game's side of the engine: the [`Game`] trait (setup, per-frame and
+//! per-input callbacks, presentation), the [`Setup`] it registers into, and
+//! the [`Control`] through which it drives the lifecycle.
+
+use laige_core::{Error, Result, SimScalar};
+use laige_sim::input::{InputEvent, InputKind};
+use laige_sim::{LoopState, StateHash, World};
+
+use crate::EngineConfig;
+
+/// A scalar the engine can run a simulation on: a [`SimScalar`] whose
+/// values enter the state hash. Implemented by both backends' scalars
+/// (`Fpx16_16`, `Fp32Pinned`); the engine's one `match` on the configured
+/// backend picks which (see [`crate::dispatch`]).
+pub trait EngineScalar: SimScalar + StateHash {}
+
+impl<T: SimScalar + StateHash> EngineScalar for T {}
+
+/// What a game gets to build its world with, once, before the first frame.
+#[derive(Debug)]
+pub struct Setup<'a> {
+    pub(crate) world: &'a mut World,
+    pub(crate) config: &'a EngineConfig,
+}
+
+impl Setup<'_> {
+    /// The world: register hashed components (`register_hashed_as`),
+    /// systems (`register_system`), spawn the initial entities.
+    pub fn world(&mut self) -> &mut World {
+        self.world
+    }
+
+    /// The validated configuration of this run.
+    #[must_use]
+    pub fn config(&self) -> &EngineConfig {
+        self.config
+    }
+
+    /// The simulation seed (`[determinism] seed`).
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.config.determinism.seed
+    }
+
+    /// The tick rate (`[loop] tick_rate_hz`): systems integrate with
+    /// `dt = 1 / tick_rate_hz` (`S::from_ratio(1, rate)`).
+    #[must_use]
+    pub fn tick_rate_hz(&self) -> u32 {
+        self.config.game_loop.tick_rate_hz
+    }
+}
+
+/// A game: registers its components and systems for the backend's scalar,
+/// and (all optional) drives the lifecycle from input and frames, observes
+/// completed ticks, and presents sprites.
+///
+/// Every method is statically dispatched; the generic ones are
+/// instantiated once, for the scalar of the configured backend.
+pub trait Game {
+    /// Registers components and systems and spawns the initial world.
+    /// Called once per run, before the first frame, with `S` the scalar of
+    /// `[determinism] math`.
+    ///
+    /// # Errors
+    /// Any error ends the run before it starts (`run_*` returns it).
+    fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> Result<()>;
+
+    /// A platform input event (windowed runs), after it was stamped and
+    /// queued for the simulation: the place for engine-level reactions
+    /// (pause, single step, interpolation, exit) through `control`.
+    /// Default: nothing.
+    fn on_input(&mut self, event: &InputEvent, control: &mut Control) {
+        let _ = (event, control);
+    }
+
+    /// Once per frame, before the frame's ticks (the spec's
+    /// `processInput`): progress output, scripted lifecycle changes.
+    /// Default: nothing.
+    fn on_frame(&mut self, world: &World, control: &mut Control) {
+        let _ = (world, control);
+    }
+
+    /// After every completed tick, with the new tick count (the seat of a
+    /// replay recorder: `world.input().delivered()` holds the tick's
+    /// input). Must not allocate or block (it runs inside the tick's
+    /// budget). Default: nothing.
+    fn on_tick(&mut self, world: &World, tick: u64) {
+        let _ = (world, tick);
+    }
+
+    /// The frame's sprites, appended to `sprites` (empty on entry):
+    /// `position` at the last completed tick, `prev_position` at the one
+    /// before; the renderer interpolates between them with the frame's
+    /// alpha (or shows `position` when interpolation is off). Called once
+    /// per presented frame, on the main thread. Default: nothing.
+    #[cfg(feature = "window")]
+    fn present<S: EngineScalar>(
+        &mut self,
+        world: &World,
+        sprites: &mut Vec<laige_render::gl::Sprite>,
+    ) {
+        let _ = (world, sprites);
+    }
+
+    /// The world rectangle the window (or the headless target) shows.
+    /// Default: `0..width × 0..height` of the configured window, one
+    /// world unit per pixel.
+    #[cfg(feature = "window")]
+    fn view(&self, config: &EngineConfig) -> laige_render::gl::ViewRect {
+        crate::gl_present::default_view(config)
+    }
+}
+
+/// A game lent for one run: the caller keeps it and reads what it
+/// observed afterwards (`.game(&mut my_game)`).
+impl<G: Game + ?Sized> Game for &mut G {
+    fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> Result<()> {
+        (**self).setup::<S>(setup)
+    }
+    fn on_input(&mut self, event: &InputEvent, control: &mut Control) {
+        (**self).on_input(event, control);
+    }
+    fn on_frame(&mut self, world: &World, control: &mut Control) {
+        (**self).on_frame(world, control);
+    }
+    fn on_tick(&mut self, world: &World, tick: u64) {
+        (**self).on_tick(world, tick);
+    }
+    #[cfg(feature = "window")]
+    fn present<S: EngineScalar>(
+        &mut self,
+        world: &World,
+        sprites: &mut Vec<laige_render::gl::Sprite>,
+    ) {
+        (**self).present::<S>(world, sprites);
+    }
+    #[cfg(feature = "window")]
+    fn view(&self, config: &EngineConfig) -> laige_render::gl::ViewRect {
+        (**self).view(config)
+    }
+}
+
+/// The game of an engine that has none: setup does nothing (the builder's
+/// own registrations still run).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoGame;
+
+impl Game for NoGame {
+    fn setup<S: EngineScalar>(&mut self, _setup: &mut Setup<'_>) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Most game-defined actions one callback can raise (they are stamped and
+/// queued when the callback returns).
+pub const MAX_ACTIONS_PER_CALLBACK: usize = 16;
+
+/// The game's handle on the engine during a callback: the loop's state,
+/// and requests the engine carries out when the callback returns — in
+/// this order: actions queued, pause/resume, single steps, interpolation,
+/// exit.
+#[derive(Debug)]
+pub struct Control {
+    pub(crate) state: LoopState,
+    pub(crate) frame: u64,
+    pub(crate) tick: u64,
+    pub(crate) running_time_ns: i64,
+    pub(crate) interpolation: bool,
+    pub(crate) frames_presented: u64,
+    pub(crate) pause: Option<bool>,
+    pub(crate) steps: u32,
+    pub(crate) set_interpolation: Option<bool>,
+    pub(crate) exit: bool,
+    pub(crate) actions: [Option<InputKind>; MAX_ACTIONS_PER_CALLBACK],
+    pub(crate) n_actions: usize,
+    pub(crate) dropped_actions: u32,
+}
+
+impl Control {
+    pub(crate) fn new(interpolation: bool) -> Self {
+        Self {
+            state: LoopState::Init,
+            frame: 0,
+            tick: 0,
+            running_time_ns: 0,
+            interpolation,
+            frames_presented: 0,
+            pause: None,
+            steps: 0,
+            set_interpolation: None,
+            exit: false,
+            actions: [None; MAX_ACTIONS_PER_CALLBACK],
+            n_actions: 0,
+            dropped_actions: 0,
+        }
+    }
+
+    /// The loop's lifecycle state.
+    #[must_use]
+    pub fn state(&self) -> LoopState {
+        self.state
+    }
+
+    /// Whether the loop is paused (or a pause was requested in this
+    /// callback).
+    #[must_use]
+    pub fn is_paused(&self) -> bool {
+        self.pause.unwrap_or(self.state == LoopState::Paused)
+    }
+
+    /// The current frame's 1-based index (the frame about to run in
+    /// `on_frame`; the last frame in `on_input`).
+    #[must_use]
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// Completed ticks.
+    #[must_use]
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Running time of the loop in ns (pauses excluded).
+    #[must_use]
+    pub fn running_time_ns(&self) -> i64 {
+        self.running_time_ns
+    }
+
+    /// Frames the renderer has finished (0 when nothing renders).
+    #[must_use]
+    pub fn frames_presented(&self) -> u64 {
+        self.frames_presented
+    }
+
+    /// Whether presentation interpolates between ticks (as of the request).
+    #[must_use]
+    pub fn interpolation(&self) -> bool {
+        self.set_interpolation.unwrap_or(self.interpolation)
+    }
+
+    /// Requests Running → Paused (ticks stop; frames and presentation go
+    /// on). Ignored unless Running.
+    pub fn pause(&mut self) {
+        self.pause = Some(true);
+    }
+
+    /// Requests Paused → Running (the paused time is not replayed).
+    /// Ignored unless Paused.
+    pub fn resume(&mut self) {
+        self.pause = Some(false);
+    }
+
+    /// Pause when running, resume when paused.
+    pub fn toggle_pause(&mut self) {
+        self.pause = Some(!self.is_paused());
+    }
+
+    /// Requests one single-step tick (only while paused; ignored
+    /// otherwise). Several calls step several ticks.
+    pub fn step(&mut self) {
+        self.steps = self.steps.saturating_add(1);
+    }
+
+    /// Turns presentation interpolation on or off.
+    pub fn set_interpolation(&mut self, on: bool) {
+        self.set_interpolation = Some(on);
+    }
+
+    /// Flips presentation interpolation.
+    pub fn toggle_interpolation(&mut self) {
+        self.set_interpolation = Some(!self.interpolation());
+    }
+
+    /// Requests the end of the run: the ordered shutdown, exit code 0.
+    pub fn exit(&mut self) {
+        self.exit = true;
+    }
+
+    /// Whether an exit was requested.
+    #[must_use]
+    pub fn exit_requested(&self) -> bool {
+        self.exit
+    }
+
+    /// Queues a game-defined action for the simulation, stamped like the
+    /// event (or frame) being handled. At most
+    /// [`MAX_ACTIONS_PER_CALLBACK`] per callback; more are dropped and
+    /// counted (reported by the engine as `engine/actions_dropped`).
+    pub fn action(&mut self, id: u32, value: i32) {
+        if self.n_actions < MAX_ACTIONS_PER_CALLBACK {
+            self.actions[self.n_actions] = Some(InputKind::Action { id, value });
+            self.n_actions += 1;
+        } else {
+            self.dropped_actions = self.dropped_actions.saturating_add(1);
+        }
+    }
+
+    /// Clears the requests (the engine does this before each callback).
+    pub(crate) fn reset_requests(&mut self) {
+        self.pause = None;
+        self.steps = 0;
+        self.set_interpolation = None;
+        self.n_actions = 0;
+        self.dropped_actions = 0;
+    }
+}
+
+/// A builder-level registration, run on the world after the game's setup.
+pub(crate) type Registration = Box<dyn FnOnce(&mut World) -> Result<(), Error>>;

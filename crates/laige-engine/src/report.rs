@@ -1,0 +1,259 @@
+//! How a run ended ([`ExitReason`], with its process exit code) and what
+//! it did ([`RunReport`]).
+
+use std::fmt;
+
+use laige_core::{Error, MathBackend};
+use laige_sim::input::InputStats;
+
+/// Exit code: the run ended normally (its limit, the game's exit, the
+/// window closed).
+pub const EXIT_OK: u8 = 0;
+/// Exit code: the engine could not start (a bad config, a failed setup, no
+/// window or GL context). The run never began; nothing to shut down.
+pub const EXIT_SETUP_FAILED: u8 = 1;
+/// Exit code: bad command-line usage (the demo's; the engine never returns
+/// it). The conventional usage-error code of Unix tools.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code: a system returned an error (or panicked); the run shut down
+/// in order.
+pub const EXIT_SYSTEM_FAILED: u8 = 3;
+/// Exit code: the render thread failed (a stage error or panic, a lost
+/// surface); the run shut down in order.
+pub const EXIT_RENDER_FAILED: u8 = 4;
+/// Exit code: interrupted (Ctrl-C / SIGINT); the run shut down in order.
+/// 130 = 128 + SIGINT, what a shell reports for a process killed by
+/// Ctrl-C, so scripts see the usual value.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Why a run ended. Every reason goes through the same ordered shutdown.
+#[derive(Debug)]
+pub enum ExitReason {
+    /// The run limit (frames, ticks, duration) was reached.
+    Completed,
+    /// The game requested the end ([`Control::exit`](crate::Control::exit)).
+    GameExit,
+    /// The window was closed (a close request from the window system or
+    /// through the engine's close proxy).
+    WindowClosed,
+    /// Ctrl-C (SIGINT), or [`crate::interrupt::request`].
+    Interrupted,
+    /// A system returned this error (or panicked: `system/system_panicked`).
+    SystemFailed(Error),
+    /// The render thread failed with this error.
+    RenderFailed(Error),
+}
+
+impl ExitReason {
+    /// The process exit code (documented in `docs/api/engine.md`): 0 for
+    /// the normal ends, [`EXIT_SYSTEM_FAILED`] (3),
+    /// [`EXIT_RENDER_FAILED`] (4), [`EXIT_INTERRUPTED`] (130).
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Completed | Self::GameExit | Self::WindowClosed => EXIT_OK,
+            Self::SystemFailed(_) => EXIT_SYSTEM_FAILED,
+            Self::RenderFailed(_) => EXIT_RENDER_FAILED,
+            Self::Interrupted => EXIT_INTERRUPTED,
+        }
+    }
+
+    /// A short lowercase name (`window_closed`), as in the
+    /// `engine/shutdown` event.
+    #[must_use]
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::GameExit => "game_exit",
+            Self::WindowClosed => "window_closed",
+            Self::Interrupted => "interrupted",
+            Self::SystemFailed(_) => "system_failed",
+            Self::RenderFailed(_) => "render_failed",
+        }
+    }
+
+    /// The error of a failed run.
+    #[must_use]
+    pub fn error(&self) -> Option<&Error> {
+        match self {
+            Self::SystemFailed(e) | Self::RenderFailed(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ExitReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())?;
+        if let Some(e) = self.error() {
+            write!(f, " ({e})")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a run did, returned by `run_headless` / `run_windowed` after the
+/// ordered shutdown.
+#[derive(Debug)]
+pub struct RunReport {
+    /// Why it ended (and so the exit code).
+    pub exit: ExitReason,
+    /// The math backend the simulation ran on.
+    pub backend: MathBackend,
+    /// Completed ticks (`World::tick()` at the end).
+    pub ticks: u64,
+    /// Frames run by the loop.
+    pub frames: u64,
+    /// Ticks dropped by the catch-up bound.
+    pub dropped_ticks: u64,
+    /// Frames that dropped ticks.
+    pub dropped_frames: u64,
+    /// Frames the renderer finished (0 without rendering).
+    pub frames_rendered: u64,
+    /// Frames the render handoff dropped because the renderer lagged.
+    pub frames_render_dropped: u64,
+    /// Median tick duration (system dispatch) over the profiler's window,
+    /// ns.
+    pub tick_p50_ns: u64,
+    /// 99th-percentile tick duration over the profiler's window, ns.
+    pub tick_p99_ns: u64,
+    /// Tick samples the percentiles are over (the last ones, at most the
+    /// profiler's ring capacity).
+    pub tick_samples: usize,
+    /// The world's state hash at the end (covers the tick count and every
+    /// hashed component).
+    pub state_hash: u64,
+    /// Live entities at the end.
+    pub entities: u32,
+    /// The input queue's counters.
+    pub input: InputStats,
+    /// Wall time from the start of the run (setup excluded) to the end of
+    /// the shutdown, ns.
+    pub wall_ns: i64,
+    /// Wall time from the start of the run to the first completed tick,
+    /// ns (`None` when no tick completed).
+    pub first_tick_wall_ns: Option<i64>,
+    /// The profiler's report (tick, frame and per-system lines).
+    pub profile: String,
+}
+
+impl RunReport {
+    /// The process exit code ([`ExitReason::exit_code`]).
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        self.exit.exit_code()
+    }
+}
+
+/// Nanoseconds as milliseconds with three decimals (integer math).
+struct Ms(u64);
+
+impl fmt::Display for Ms {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let us = self.0 / 1_000;
+        write!(f, "{}.{:03} ms", us / 1_000, us % 1_000)
+    }
+}
+
+impl fmt::Display for RunReport {
+    /// The short report a person reads at the end of a run.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "exit:       {} (code {})", self.exit, self.exit_code())?;
+        writeln!(f, "backend:    {}", self.backend)?;
+        writeln!(
+            f,
+            "ticks:      {} ({} dropped in {} frames)",
+            self.ticks, self.dropped_ticks, self.dropped_frames
+        )?;
+        writeln!(
+            f,
+            "frames:     {} ({} rendered, {} dropped by the renderer)",
+            self.frames, self.frames_rendered, self.frames_render_dropped
+        )?;
+        writeln!(
+            f,
+            "tick time:  p50 {}, p99 {} (last {} ticks)",
+            Ms(self.tick_p50_ns),
+            Ms(self.tick_p99_ns),
+            self.tick_samples
+        )?;
+        writeln!(
+            f,
+            "input:      {} delivered, {} late, {} overflowed",
+            self.input.delivered, self.input.late, self.input.overflowed
+        )?;
+        writeln!(f, "entities:   {}", self.entities)?;
+        write!(f, "state hash: {:016x}", self.state_hash)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use laige_core::{ErrorCode, EventId};
+
+    fn report(exit: ExitReason) -> RunReport {
+        RunReport {
+            exit,
+            backend: MathBackend::FixedPoint16_16,
+            ticks: 600,
+            frames: 601,
+            dropped_ticks: 2,
+            dropped_frames: 1,
+            frames_rendered: 598,
+            frames_render_dropped: 3,
+            tick_p50_ns: 412_345,
+            tick_p99_ns: 1_020_000,
+            tick_samples: 600,
+            state_hash: 0x0123_4567_89ab_cdef,
+            entities: 10_000,
+            input: InputStats {
+                pushed: 4,
+                delivered: 4,
+                late: 1,
+                overflowed: 0,
+                peak_pending: 2,
+            },
+            wall_ns: 10_000_000_000,
+            first_tick_wall_ns: Some(16_700_000),
+            profile: String::new(),
+        }
+    }
+
+    #[test]
+    fn exit_codes_are_the_documented_ones() {
+        let err = || Error::new(ErrorCode::Failed, EventId::new("t", "t"));
+        for (reason, code) in [
+            (ExitReason::Completed, 0),
+            (ExitReason::GameExit, 0),
+            (ExitReason::WindowClosed, 0),
+            (ExitReason::SystemFailed(err()), 3),
+            (ExitReason::RenderFailed(err()), 4),
+            (ExitReason::Interrupted, 130),
+        ] {
+            assert_eq!(reason.exit_code(), code, "{reason}");
+        }
+    }
+
+    #[test]
+    fn the_short_report_reads_well() {
+        insta::assert_snapshot!(report(ExitReason::Completed).to_string(), @r"
+        exit:       completed (code 0)
+        backend:    fixed_point_16_16
+        ticks:      600 (2 dropped in 1 frames)
+        frames:     601 (598 rendered, 3 dropped by the renderer)
+        tick time:  p50 0.412 ms, p99 1.020 ms (last 600 ticks)
+        input:      4 delivered, 1 late, 0 overflowed
+        entities:   10000
+        state hash: 0123456789abcdef
+        ");
+        let failed = report(ExitReason::SystemFailed(
+            Error::new(ErrorCode::Failed, EventId::new("demo", "boom")).with_detail("tick 7"),
+        ));
+        assert!(
+            failed
+                .to_string()
+                .starts_with("exit:       system_failed (demo/boom: failed (tick 7)) (code 3)")
+        );
+    }
+}
