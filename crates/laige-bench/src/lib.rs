@@ -8,6 +8,7 @@
 
 pub mod diag;
 pub mod harness;
+pub mod math;
 pub mod sim;
 pub mod sprites;
 
@@ -19,6 +20,7 @@ pub type AreaFn = fn(&mut Bench);
 /// The bench areas, one line each: `(name, entry point)`.
 pub const AREAS: &[(&str, AreaFn)] = &[
     ("diag", diag::run),
+    ("math", math::run),
     ("sim", sim::run),
     ("sprites", sprites::run),
 ];
