@@ -58,5 +58,10 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     if !bad.is_empty() {
         failed.push("determinism lint".to_owned());
     }
-    crate::finish(&failed)
+    if failed.is_empty() {
+        println!("lint: ok");
+        Ok(())
+    } else {
+        anyhow::bail!("lint failed: {}", failed.join(", "))
+    }
 }
