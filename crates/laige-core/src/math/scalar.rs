@@ -154,9 +154,9 @@ pub trait SimScalar:
     /// differences taken exactly (Q16.16: in `i64`, never saturated;
     /// binary32: the plain IEEE differences).
     fn wide_distance<const N: usize>(a: [Self; N], b: [Self; N]) -> Self;
-    /// The hook behind `normalize_wide` (Q16.16: each component divided by
-    /// the unsaturated wide length with the rounded `/`; binary32: the plain
-    /// `normalize`). The zero vector gives the zero vector.
+    /// The hook behind `normalize_wide` (Q16.16: each component the value
+    /// nearest to the exact `c / |v|`, with `|v|` unsaturated; binary32: the
+    /// plain `normalize`). The zero vector gives the zero vector.
     fn wide_normalize<const N: usize>(c: [Self; N]) -> [Self; N];
 }
 

@@ -167,13 +167,13 @@ impl<S: SimScalar> Vec3<S> {
         S::wide_distance(self.to_array(), other.to_array())
     }
 
-    /// The direction through the wide path. Q16.16: with `L =
-    /// round(sqrt(x_raw² + y_raw² + z_raw²))` (exact sum, **not** saturated), each
-    /// component is `round(c_raw × 2^16 / L)` ties to even — the `/` rule
-    /// applied to the exact-width length, so any non-zero vector, however
-    /// short or long, gets a unit direction (to one rounding step per
-    /// component). Only the zero vector gives the zero vector.
-    /// Binary32: [`normalize`](Self::normalize).
+    /// The direction through the wide path. Q16.16: each component is the
+    /// Q16.16 value **nearest to the exact** `c / |v|`, with `|v| =
+    /// sqrt(x_raw² + y_raw² + z_raw²)` taken exactly (not saturated) — computed in
+    /// integers, no tie possible. Any non-zero vector, however short or
+    /// long, gets a unit direction to within half a raw step per component
+    /// (raw `(1, 1)` → `(0.70711, 0.70711)`). Only the zero vector gives the
+    /// zero vector. Binary32: [`normalize`](Self::normalize).
     #[inline]
     #[must_use]
     pub fn normalize_wide(self) -> Self {

@@ -94,18 +94,20 @@ pub(crate) fn normalize_wide<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] 
 /// The integer `r` nearest to `mag·2^16 / sqrt(sum)`, starting from a
 /// guess: `r` is nearest iff `(2r − 1)²·sum < 4·mag²·2^32 < (2r + 1)²·sum`
 /// (the middle is never equal to either side: see `normalize_wide`).
-/// Every quantity fits `u128` (`mag² <= 2^62`, `r <= 2^16 + 1`,
-/// `sum < 2^66` for `N <= 16`).
+/// `4·mag²·2^32 <= 2^96` fits `u128`; the products with `sum` saturate
+/// (only conceivable for absurdly long arrays) without changing the answer.
 #[inline]
 fn nearest_quotient(mag: u64, sum: u128, guess: u64) -> u64 {
     let target = (u128::from(mag) * u128::from(mag)) << 34; // 4·mag²·2^32
     let mut r = guess.min(1 << 17);
     // Moves toward the answer one step at a time; the guess is within a
     // step or two of it, and each step strictly approaches it.
-    while r > 0 && u128::from(2 * r - 1).pow(2) * sum >= target {
+    // Saturating products keep both comparisons right for any N: a
+    // saturated product exceeds every possible target.
+    while r > 0 && u128::from(2 * r - 1).pow(2).saturating_mul(sum) >= target {
         r -= 1;
     }
-    while u128::from(2 * r + 1).pow(2) * sum <= target {
+    while u128::from(2 * r + 1).pow(2).saturating_mul(sum) <= target {
         r += 1;
     }
     r
@@ -190,5 +192,9 @@ mod tests {
         assert_eq!(n, [r(-46341), r(-46341)]);
         let n = normalize_wide([Fpx16_16::MAX, Fpx16_16::ZERO, Fpx16_16::ZERO]);
         assert_eq!(n, [Fpx16_16::ONE, Fpx16_16::ZERO, Fpx16_16::ZERO]);
+        // Sums beyond u64 (four or more MIN components): −1/2, −1/√5.
+        assert_eq!(normalize_wide([Fpx16_16::MIN; 4]), [r(-32768); 4]);
+        assert_eq!(normalize_wide([Fpx16_16::MIN; 5]), [r(-29309); 5]);
+        assert_eq!(length_wide([Fpx16_16::MIN; 4]), Fpx16_16::MAX);
     }
 }
