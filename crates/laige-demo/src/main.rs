@@ -1,3 +1,124 @@
-//! The laige demo game (being built; see issue 6).
+//! `laige-demo`: the demo game's binary (the game itself is the library,
+//! `laige_demo::Demo`; its essay — motivation, implementation, controls —
+//! opens `src/lib.rs`).
+//!
+//! Headless by default: a scripted 5-second session with progress lines,
+//! then the report. `--window` opens a real window. `--help` lists the
+//! options and the exit codes.
 
-fn main() {}
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command-line program prints its report and its usage errors"
+)]
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use laige_demo::{Args, Demo, USAGE, args};
+use laige_engine::{
+    EXIT_SETUP_FAILED, EXIT_USAGE, Engine, EngineConfig, EngineOptions, FrameCapture,
+    HeadlessRender, Pacing, RunLimit,
+};
+
+fn main() -> ExitCode {
+    let args = match Args::parse(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(message) => {
+            eprintln!("laige-demo: {message}\n\n{USAGE}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    if args.help {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    match run(&args) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("laige-demo: {e}");
+            ExitCode::from(EXIT_SETUP_FAILED)
+        }
+    }
+}
+
+fn first_present_marker() {
+    println!("laige-demo: first frame presented");
+}
+
+fn run(args: &Args) -> laige_engine::Result<u8> {
+    let config = match &args.config {
+        Some(path) => EngineConfig::from_toml_file(path)?,
+        None => EngineConfig::default(),
+    };
+    laige_engine::core::diag::init_subscriber(&config.log.subscriber_config())?;
+    let entities = args.entities.unwrap_or(10_000);
+    let game = Demo {
+        entities,
+        progress_every_frames: if args.quiet {
+            0
+        } else {
+            u64::from(frame_rate(&config))
+        },
+        mark_first_tick: args.mark_startup,
+    };
+    let options = EngineOptions {
+        pacing: if args.unpaced {
+            Pacing::Unpaced
+        } else {
+            Pacing::FrameClock
+        },
+        headless_render: if args.gl {
+            HeadlessRender::Gl {
+                width: config.render.window_width,
+                height: config.render.window_height,
+            }
+        } else {
+            HeadlessRender::Off
+        },
+        close_after_frames: args.close_after_frames,
+        capture: args.screenshot.as_ref().map(|path| FrameCapture {
+            frame: args
+                .screenshot_frame
+                .unwrap_or(args::DEFAULT_SCREENSHOT_FRAME),
+            path: path.clone(),
+        }),
+        on_first_present: args.mark_startup.then_some(first_present_marker as fn()),
+        sprite_capacity: entities as usize + 1,
+        ..EngineOptions::default()
+    };
+    let mut builder = Engine::builder()
+        .game(game)
+        .config(config.clone())
+        .options(options);
+    let limit = match (args.frames, args.seconds) {
+        (Some(n), _) => RunLimit::Frames(n),
+        (None, Some(s)) => RunLimit::Duration(Duration::from_secs(s)),
+        (None, None) if args.window => RunLimit::Unlimited,
+        (None, None) => RunLimit::Duration(Duration::from_secs(args::DEFAULT_SECONDS)),
+    };
+    let report = if args.window {
+        builder.build()?.run_windowed(limit)?
+    } else {
+        let seconds = match limit {
+            RunLimit::Duration(d) => d.as_secs(),
+            RunLimit::Frames(n) => n.div_ceil(u64::from(frame_rate(&config))),
+            RunLimit::Ticks(_) | RunLimit::Unlimited => args::DEFAULT_SECONDS,
+        };
+        builder = builder.scripted_input(laige_demo::headless_script(
+            seconds,
+            config.game_loop.tick_rate_hz,
+        ));
+        builder.build()?.run_headless(limit)?
+    };
+    println!("{report}");
+    Ok(report.exit_code())
+}
+
+/// The frame rate a headless run paces at (0 in the config: 60).
+fn frame_rate(config: &EngineConfig) -> u32 {
+    match config.render.frame_rate_hz {
+        0 => 60,
+        r => r,
+    }
+}

@@ -68,6 +68,8 @@ mod headless;
 pub mod interrupt;
 mod report;
 mod run;
+#[cfg(feature = "window")]
+mod windowed;
 
 pub use builder::{
     Engine, EngineBuilder, EngineOptions, FrameCapture, HeadlessRender, Pacing, RunLimit,
@@ -82,6 +84,7 @@ pub use report::{
 pub use run::{ScalarVisitor, dispatch};
 
 // The parts, for game crates that depend on laige-engine alone.
+pub use hecs;
 pub use laige_core as core;
 pub use laige_render as render;
 pub use laige_sim as sim;

@@ -1,0 +1,563 @@
+//! The windowed run (feature `window`): winit 0.30's `ApplicationHandler`
+//! on the main thread, the simulation on the main thread, rendering on the
+//! render thread through the handoff.
+//!
+//! ```text
+//!  main thread (winit event loop + sim)                 render thread
+//!  resumed: window + GL context (current here)
+//!           release ──────── GlContext (Send) ────────► on_start: make_current
+//!  window_event: key / pointer / button ─► stamp on the loop clock, queue,
+//!                Game::on_input (pause, step, exit...)
+//!                close requested / proxy close ─► the ordered shutdown
+//!                focus lost ─► pause (if configured)
+//!  about_to_wait: at frame deadline k (the frame clock's grid):
+//!                Game::on_frame → GameLoop::frame (ticks, input delivered)
+//!                → Game::present → submit_frame(alpha) ──► batch, draw, swap
+//!                → WaitUntil(deadline k+1)
+//! ```
+//!
+//! Frames are paced by the frame clock's deadline grid at the display's
+//! refresh rate (or `[render] frame_rate_hz`) through `ControlFlow::WaitUntil`,
+//! so the event loop keeps delivering input between frames instead of
+//! sleeping in the handler. A frame whose deadline passed while the loop was
+//! busy is not made up: the next frame waits for the next future deadline.
+
+// det-allow-file(wall-clock, float-type, float-cast): the windowed run stamps platform events on the steady clock (the loop's own clock, the one time door) and converts the platform's f64 pointer coordinates to Q24.8 integers before they enter the simulation
+
+use std::sync::Arc;
+
+use laige_core::clock::{MonotonicClock, SteadyClock};
+use laige_core::{Error, ErrorCode, Result};
+use laige_render::gl::{CurrentGlContext, ViewRect, WindowedConfig};
+use laige_render::{FrameClock, FrameClockConfig};
+use laige_sim::LoopState;
+use laige_sim::input::{
+    ButtonState, CoordSpace, InputKind, InputPoint, KeyCode, MouseButton as Button,
+};
+use winit::application::ApplicationHandler;
+use winit::dpi::{PhysicalPosition, PhysicalSize};
+use winit::event::{ElementState, MouseButton, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
+use winit::keyboard::{KeyCode as Wk, PhysicalKey};
+use winit::window::{Window, WindowId};
+
+use crate::builder::{Engine, EngineBuilder, EngineOptions, RunLimit};
+use crate::game::{EngineScalar, Game};
+use crate::gl_present::Renderer;
+use crate::headless::frame_rate;
+use crate::report::{ExitReason, RunReport};
+use crate::run::{ScalarVisitor, Session, build_world, dispatch};
+use crate::{EngineConfig, events};
+
+impl<G: Game> Engine<G> {
+    /// Opens the configured window and runs until it closes (or `limit`,
+    /// the game's exit, a failing system, the render thread failing,
+    /// Ctrl-C), then shuts down in order and reports. Must be called on
+    /// the main thread (winit's event loop lives there).
+    ///
+    /// # Errors
+    /// Failures before the run starts (exit code 1): setup, no display
+    /// (`engine/window_failed`, Unsupported), no window or GL 3.3 context,
+    /// the event loop refusing to start.
+    pub fn run_windowed(self, limit: RunLimit) -> Result<RunReport> {
+        let backend = self.parts.config.determinism.math;
+        dispatch(
+            backend,
+            WindowedRun {
+                parts: self.parts,
+                limit,
+            },
+        )
+    }
+}
+
+struct WindowedRun<G> {
+    parts: EngineBuilder<G>,
+    limit: RunLimit,
+}
+
+/// The engine's own event-loop event: the close request of
+/// `EngineOptions::close_after_frames` (and of anything holding a proxy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EngineEvent {
+    Close,
+}
+
+impl<G: Game> ScalarVisitor for WindowedRun<G> {
+    type Output = Result<RunReport>;
+
+    fn visit<S: EngineScalar>(self) -> Result<RunReport> {
+        let EngineBuilder {
+            mut game,
+            config,
+            registrations,
+            script: _,
+            options,
+        } = self.parts;
+        let world = build_world::<G, S>(&mut game, &config, registrations, &options)?;
+        let event_loop = EventLoop::<EngineEvent>::with_user_event()
+            .build()
+            .map_err(|e| window_failed(ErrorCode::Unsupported, "connecting to the display", e))?;
+        let backend = config.determinism.math;
+        let session = Session::new(world, &config, &options, backend, SteadyClock)?;
+        let mut app = App::<G, S> {
+            view: game.view(&config),
+            game,
+            config,
+            options,
+            limit: self.limit,
+            pending: Some(session),
+            live: None,
+            outcome: None,
+            proxy: event_loop.create_proxy(),
+            cursor: InputPoint::default(),
+            _scalar: std::marker::PhantomData,
+        };
+        event_loop
+            .run_app(&mut app)
+            .map_err(|e| window_failed(ErrorCode::Failed, "running the event loop", e))?;
+        if let Some(live) = app.live.take() {
+            // The loop ended without our exit (the platform closed it).
+            app.outcome = Some(Ok(live.finish(ExitReason::WindowClosed)));
+        }
+        app.outcome.unwrap_or_else(|| {
+            Err(laige_core::diag::reported(
+                Error::new(ErrorCode::Failed, events::WINDOW_FAILED)
+                    .with_detail("the event loop ended before the window was created"),
+            ))
+        })
+    }
+}
+
+fn window_failed(
+    code: ErrorCode,
+    what: &'static str,
+    source: impl std::error::Error + Send + Sync + 'static,
+) -> Error {
+    laige_core::diag::reported(
+        Error::new(code, events::WINDOW_FAILED)
+            .with_detail(what)
+            .with_source(source),
+    )
+}
+
+/// A running window: its loop, renderer and pacing.
+struct Live {
+    session: Session<SteadyClock>,
+    renderer: Renderer,
+    window: Arc<Window>,
+    clock: FrameClock,
+    /// Frames run (the next frame's index is `frames + 1`).
+    frames: u64,
+    /// The next deadline slot of the frame clock's grid.
+    slot: u64,
+    /// The loop was paused by a focus loss (and resumes on focus).
+    focus_paused: bool,
+}
+
+impl Live {
+    fn finish(mut self, reason: ExitReason) -> RunReport {
+        if self.session.exit.is_none() {
+            self.session.exit = Some(reason);
+        }
+        let report = self.session.shutdown(Some(&mut self.renderer));
+        // The window goes last, on this (the event loop's) thread: the
+        // render thread destroyed the GL surface before it ended.
+        drop(self.window);
+        report
+    }
+}
+
+struct App<G, S> {
+    game: G,
+    config: EngineConfig,
+    options: EngineOptions,
+    limit: RunLimit,
+    view: ViewRect,
+    pending: Option<Session<SteadyClock>>,
+    live: Option<Live>,
+    outcome: Option<Result<RunReport>>,
+    proxy: EventLoopProxy<EngineEvent>,
+    cursor: InputPoint,
+    _scalar: std::marker::PhantomData<fn() -> S>,
+}
+
+impl<G: Game, S: EngineScalar> App<G, S> {
+    fn open(&mut self, event_loop: &ActiveEventLoop) -> Result<Live> {
+        let r = &self.config.render;
+        let attributes = Window::default_attributes()
+            .with_title(r.window_title.clone())
+            .with_inner_size(PhysicalSize::new(r.window_width, r.window_height))
+            .with_resizable(false);
+        let ctx = CurrentGlContext::windowed(
+            event_loop,
+            WindowedConfig {
+                attributes,
+                vsync: r.vsync,
+                prefer_egl: false,
+            },
+        )?;
+        let rate = frame_rate(&self.config, ctx.refresh_rate_hz());
+        let window = ctx.window().cloned().ok_or_else(|| {
+            Error::new(ErrorCode::Failed, events::WINDOW_FAILED)
+                .with_detail("the windowed context has no window")
+        })?;
+        let renderer = Renderer::spawn(ctx.release()?, &self.options, self.view)?;
+        let Some(mut session) = self.pending.take() else {
+            return Err(Error::new(ErrorCode::InvalidState, events::WINDOW_FAILED)
+                .with_detail("the window was already opened once"));
+        };
+        session.start("windowed", rate)?;
+        let mut clock = FrameClock::new(FrameClockConfig {
+            frame_rate_hz: rate,
+        })?;
+        clock.reanchor(session.game_loop.start_reference_ns().unwrap_or(0));
+        Ok(Live {
+            session,
+            renderer,
+            window,
+            clock,
+            frames: 0,
+            slot: 1,
+            focus_paused: false,
+        })
+    }
+
+    fn end(&mut self, event_loop: &ActiveEventLoop, reason: ExitReason) {
+        if let Some(live) = self.live.take() {
+            self.outcome = Some(Ok(live.finish(reason)));
+        }
+        event_loop.exit();
+    }
+
+    /// Ends the run if the session decided to (exit request, failure,
+    /// Ctrl-C).
+    fn end_if_decided(&mut self, event_loop: &ActiveEventLoop) {
+        let stop = self.live.as_mut().is_some_and(|l| l.session.should_stop());
+        if stop {
+            // The session's own reason wins over this placeholder.
+            self.end(event_loop, ExitReason::Completed);
+        }
+    }
+
+    fn pointer(&self, window: &Window, pos: PhysicalPosition<f64>) -> InputPoint {
+        to_point(
+            self.options.pointer_space,
+            &self.view,
+            window.inner_size(),
+            pos,
+        )
+    }
+
+    fn platform_event(&mut self, kind: InputKind) {
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        let reading = SteadyClock.now_ns();
+        let presented = live.renderer.presented();
+        live.session
+            .input_event(&mut self.game, reading, kind, presented);
+    }
+
+    fn frame(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        let now = SteadyClock.now_ns();
+        let deadline = live.clock.deadline_ns(live.slot);
+        if now >= deadline {
+            let k = live.frames + 1;
+            let scheduled = deadline - live.clock.reference_ns();
+            if live.session.limit_reached(self.limit, k, scheduled) {
+                self.end(event_loop, ExitReason::Completed);
+                return;
+            }
+            let presented = live.renderer.presented();
+            live.session
+                .frame_callback(&mut self.game, k, now, presented);
+            if live.session.exit.is_some() || live.session.run_frame(&mut self.game).is_none() {
+                self.end(event_loop, ExitReason::Completed);
+                return;
+            }
+            if let Err(err) = live
+                .renderer
+                .publish::<G, S>(&mut self.game, &live.session, k, now)
+            {
+                self.end(event_loop, ExitReason::RenderFailed(err));
+                return;
+            }
+            live.frames = k;
+            if self.options.close_after_frames == Some(k) {
+                // The same path as the window system's close request.
+                let _ = self.proxy.send_event(EngineEvent::Close);
+            }
+            // The next future deadline (missed slots are not made up).
+            let period = live.clock.period_ns().max(1);
+            let behind = u64::try_from((now - deadline) / period).unwrap_or(0);
+            live.slot += 1 + behind;
+        }
+        let next = SteadyClock::ns_to_instant(live.clock.deadline_ns(live.slot));
+        event_loop.set_control_flow(ControlFlow::WaitUntil(next));
+    }
+}
+
+impl<G: Game, S: EngineScalar> ApplicationHandler<EngineEvent> for App<G, S> {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.live.is_some() || self.outcome.is_some() {
+            return;
+        }
+        match self.open(event_loop) {
+            Ok(live) => {
+                let first = SteadyClock::ns_to_instant(live.clock.deadline_ns(1));
+                self.live = Some(live);
+                event_loop.set_control_flow(ControlFlow::WaitUntil(first));
+            }
+            Err(err) => {
+                self.outcome = Some(Err(err));
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn user_event(&mut self, event_loop: &ActiveEventLoop, event: EngineEvent) {
+        match event {
+            EngineEvent::Close => self.end(event_loop, ExitReason::WindowClosed),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        if self.live.is_none() {
+            return;
+        }
+        match event {
+            WindowEvent::CloseRequested => {
+                self.end(event_loop, ExitReason::WindowClosed);
+                return;
+            }
+            WindowEvent::Focused(focused) => {
+                let pause_on_loss = self.config.render.pause_on_focus_lost;
+                if let Some(live) = self.live.as_mut() {
+                    let state = live.session.game_loop.state();
+                    if !focused && pause_on_loss && state == LoopState::Running {
+                        live.focus_paused = live.session.game_loop.pause().is_ok();
+                    } else if focused && live.focus_paused {
+                        live.focus_paused = false;
+                        if state == LoopState::Paused {
+                            let _ = live.session.game_loop.resume();
+                        }
+                    }
+                }
+            }
+            WindowEvent::KeyboardInput { event, .. } if !event.repeat => {
+                if let PhysicalKey::Code(code) = event.physical_key
+                    && let Some(key) = hid_key(code)
+                {
+                    self.platform_event(InputKind::Key {
+                        key,
+                        state: button_state(event.state),
+                    });
+                }
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                if let Some(window) = self.live.as_ref().map(|l| Arc::clone(&l.window)) {
+                    self.cursor = self.pointer(&window, position);
+                    self.platform_event(InputKind::MouseMove {
+                        position: self.cursor,
+                        space: self.options.pointer_space,
+                    });
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                self.platform_event(InputKind::MouseButton {
+                    button: mouse_button(button),
+                    state: button_state(state),
+                    position: self.cursor,
+                    space: self.options.pointer_space,
+                });
+            }
+            _ => {}
+        }
+        self.end_if_decided(event_loop);
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        self.end_if_decided(event_loop);
+        self.frame(event_loop);
+    }
+
+    fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(live) = self.live.take() {
+            self.outcome = Some(Ok(live.finish(ExitReason::WindowClosed)));
+        }
+    }
+}
+
+fn button_state(state: ElementState) -> ButtonState {
+    match state {
+        ElementState::Pressed => ButtonState::Pressed,
+        ElementState::Released => ButtonState::Released,
+    }
+}
+
+fn mouse_button(button: MouseButton) -> Button {
+    match button {
+        MouseButton::Left => Button::LEFT,
+        MouseButton::Right => Button::RIGHT,
+        MouseButton::Middle => Button::MIDDLE,
+        MouseButton::Back => Button::BACK,
+        MouseButton::Forward => Button::FORWARD,
+        MouseButton::Other(n) => Button(n.saturating_add(5)),
+    }
+}
+
+/// A platform position as Q24.8: window pixels (y down) or the view's
+/// world units (y up), rounded to the nearest 1/256.
+fn to_point(
+    space: CoordSpace,
+    view: &ViewRect,
+    size: PhysicalSize<u32>,
+    pos: PhysicalPosition<f64>,
+) -> InputPoint {
+    let q = |v: f64| (v * f64::from(InputPoint::SUBUNITS)).round() as i32;
+    match space {
+        CoordSpace::Window => InputPoint {
+            x: q(pos.x),
+            y: q(pos.y),
+        },
+        CoordSpace::World => {
+            let (w, h) = (f64::from(size.width.max(1)), f64::from(size.height.max(1)));
+            let (min, max) = (view.min(), view.max());
+            let (min_x, min_y) = (f64::from(min[0]), f64::from(min[1]));
+            let (max_x, max_y) = (f64::from(max[0]), f64::from(max[1]));
+            InputPoint {
+                x: q(min_x + pos.x / w * (max_x - min_x)),
+                y: q(max_y - pos.y / h * (max_y - min_y)),
+            }
+        }
+    }
+}
+
+/// winit's physical key → its USB HID usage id (the keys laige names; the
+/// rest are not forwarded).
+fn hid_key(code: Wk) -> Option<KeyCode> {
+    use Wk::*;
+    let k = match code {
+        KeyA => KeyCode::A,
+        KeyB => KeyCode::B,
+        KeyC => KeyCode::C,
+        KeyD => KeyCode::D,
+        KeyE => KeyCode::E,
+        KeyF => KeyCode::F,
+        KeyG => KeyCode::G,
+        KeyH => KeyCode::H,
+        KeyI => KeyCode::I,
+        KeyJ => KeyCode::J,
+        KeyK => KeyCode::K,
+        KeyL => KeyCode::L,
+        KeyM => KeyCode::M,
+        KeyN => KeyCode::N,
+        KeyO => KeyCode::O,
+        KeyP => KeyCode::P,
+        KeyQ => KeyCode::Q,
+        KeyR => KeyCode::R,
+        KeyS => KeyCode::S,
+        KeyT => KeyCode::T,
+        KeyU => KeyCode::U,
+        KeyV => KeyCode::V,
+        KeyW => KeyCode::W,
+        KeyX => KeyCode::X,
+        KeyY => KeyCode::Y,
+        KeyZ => KeyCode::Z,
+        Digit1 => KeyCode::DIGIT1,
+        Digit2 => KeyCode::DIGIT2,
+        Digit3 => KeyCode::DIGIT3,
+        Digit4 => KeyCode::DIGIT4,
+        Digit5 => KeyCode::DIGIT5,
+        Digit6 => KeyCode::DIGIT6,
+        Digit7 => KeyCode::DIGIT7,
+        Digit8 => KeyCode::DIGIT8,
+        Digit9 => KeyCode::DIGIT9,
+        Digit0 => KeyCode::DIGIT0,
+        Enter => KeyCode::ENTER,
+        Escape => KeyCode::ESCAPE,
+        Backspace => KeyCode::BACKSPACE,
+        Tab => KeyCode::TAB,
+        Space => KeyCode::SPACE,
+        Minus => KeyCode::MINUS,
+        Equal => KeyCode::EQUAL,
+        BracketLeft => KeyCode::BRACKET_LEFT,
+        BracketRight => KeyCode::BRACKET_RIGHT,
+        Backslash => KeyCode::BACKSLASH,
+        Semicolon => KeyCode::SEMICOLON,
+        Quote => KeyCode::QUOTE,
+        Backquote => KeyCode::BACKQUOTE,
+        Comma => KeyCode::COMMA,
+        Period => KeyCode::PERIOD,
+        Slash => KeyCode::SLASH,
+        F1 => KeyCode::F1,
+        F2 => KeyCode::F2,
+        F3 => KeyCode::F3,
+        F4 => KeyCode::F4,
+        F5 => KeyCode::F5,
+        F6 => KeyCode::F6,
+        F7 => KeyCode::F7,
+        F8 => KeyCode::F8,
+        F9 => KeyCode::F9,
+        F10 => KeyCode::F10,
+        F11 => KeyCode::F11,
+        F12 => KeyCode::F12,
+        Insert => KeyCode::INSERT,
+        Home => KeyCode::HOME,
+        PageUp => KeyCode::PAGE_UP,
+        Delete => KeyCode::DELETE,
+        End => KeyCode::END,
+        PageDown => KeyCode::PAGE_DOWN,
+        ArrowRight => KeyCode::ARROW_RIGHT,
+        ArrowLeft => KeyCode::ARROW_LEFT,
+        ArrowDown => KeyCode::ARROW_DOWN,
+        ArrowUp => KeyCode::ARROW_UP,
+        ControlLeft => KeyCode::CONTROL_LEFT,
+        ShiftLeft => KeyCode::SHIFT_LEFT,
+        AltLeft => KeyCode::ALT_LEFT,
+        SuperLeft => KeyCode::SUPER_LEFT,
+        ControlRight => KeyCode::CONTROL_RIGHT,
+        ShiftRight => KeyCode::SHIFT_RIGHT,
+        AltRight => KeyCode::ALT_RIGHT,
+        SuperRight => KeyCode::SUPER_RIGHT,
+        _ => return None,
+    };
+    Some(k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_maps_window_pixels_to_the_view() {
+        let view = ViewRect::new(-100.0, -50.0, 100.0, 50.0).unwrap();
+        let size = PhysicalSize::new(200, 100);
+        let at = |x, y| to_point(CoordSpace::World, &view, size, PhysicalPosition::new(x, y));
+        assert_eq!(at(100.0, 50.0), InputPoint { x: 0, y: 0 }); // centre
+        assert_eq!(at(0.0, 0.0), InputPoint::from_units(-100, 50)); // top-left
+        assert_eq!(at(200.0, 100.0), InputPoint::from_units(100, -50));
+        assert_eq!(at(100.5, 50.0).x, 128); // half a pixel = 0.5 units
+        let win = to_point(
+            CoordSpace::Window,
+            &view,
+            size,
+            PhysicalPosition::new(3.25, 7.0),
+        );
+        assert_eq!(win, InputPoint { x: 832, y: 1792 });
+    }
+
+    #[test]
+    fn keys_map_to_hid_usage_ids() {
+        assert_eq!(hid_key(Wk::KeyA), Some(KeyCode(0x04)));
+        assert_eq!(hid_key(Wk::Space), Some(KeyCode(0x2C)));
+        assert_eq!(hid_key(Wk::Escape), Some(KeyCode(0x29)));
+        assert_eq!(hid_key(Wk::ArrowUp), Some(KeyCode(0x52)));
+        assert_eq!(hid_key(Wk::NumLock), None);
+        assert_eq!(mouse_button(MouseButton::Other(2)), Button(7));
+    }
+}
