@@ -9,6 +9,7 @@
 pub mod diag;
 pub mod harness;
 pub mod math;
+pub mod render_pipeline;
 pub mod sim;
 pub mod sprites;
 
@@ -23,4 +24,5 @@ pub const AREAS: &[(&str, AreaFn)] = &[
     ("math", math::run),
     ("sim", sim::run),
     ("sprites", sprites::run),
+    ("render_pipeline", render_pipeline::run),
 ];

@@ -584,6 +584,15 @@ impl<T> Consumer<T> {
         self.shared.snapshot()
     }
 
+    /// A cloneable, `Send + Sync` read-only view of the accounting (usable
+    /// while a [`Frame`] borrows the consumer).
+    #[must_use]
+    pub fn stats_view(&self) -> StatsView<T> {
+        StatsView {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
     fn finish(&mut self) {
         self.rendered += 1;
         // Release: the stages' effects happen-before a reader that acquires
