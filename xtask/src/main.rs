@@ -6,6 +6,9 @@
 //! cargo xtask ci          fmt --check, clippy -D warnings, then `test`
 //! cargo xtask bench [--quick] [FILTER...]
 //!                         the benchmarks in release, checked against budgets.json
+//! cargo xtask detcheck [--quick] [--bless] [--builds A,B]
+//!                         the detcheck scenario under a matrix of builds, both
+//!                         backends, against the committed known answers
 //! cargo xtask lint [--list-allowed]
 //!                         crate-edge check (laige-render never depends on laige-sim)
 //!                         and the determinism lint over sim code
@@ -17,6 +20,7 @@
 #![allow(clippy::print_stdout, reason = "xtask is a command-line tool")]
 #![allow(clippy::print_stderr, reason = "xtask is a command-line tool")]
 
+mod detcheck;
 mod detlint;
 mod edges;
 mod lint;
@@ -26,10 +30,12 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-const USAGE: &str = "usage: cargo xtask <test|ci|bench|lint> [args]
+const USAGE: &str = "usage: cargo xtask <test|ci|bench|detcheck|lint> [args]
   test                   run every test (the README's test command)
   ci                     fmt --check + clippy -D warnings + test
   bench [--quick] [F..]  benchmarks in release against budgets.json
+  detcheck [--quick] [--bless] [--builds A,B]
+                         same scenario, matrix of builds, both backends, known answers
   lint [--list-allowed]  crate-edge check + determinism lint (--rules lists the rules)";
 
 fn main() -> ExitCode {
@@ -39,6 +45,7 @@ fn main() -> ExitCode {
         Some("ci") => run::ci(),
         Some("bench") => run::bench(&args[1..]),
         Some("lint") => lint::run(&args[1..]),
+        Some("detcheck") => detcheck::run(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())

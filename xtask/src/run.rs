@@ -119,6 +119,14 @@ pub fn test() -> anyhow::Result<()> {
         failed.push("lint".to_owned());
     }
 
+    // 5. detcheck: the full build matrix, both backends, known answers
+    //    (issue 7: CI runs the full matrix on every push).
+    println!("\n==> detcheck (full matrix)");
+    if let Err(e) = crate::detcheck::run(&[]) {
+        println!("<== detcheck: FAILED: {e:#}");
+        failed.push("detcheck".to_owned());
+    }
+
     crate::finish(&failed)
 }
 

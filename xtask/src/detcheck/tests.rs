@@ -1,0 +1,298 @@
+use super::known::{self, Answer, Known};
+use super::output::{self, BuildLine, ReplayField, RunLine};
+use super::verdict::{Expect, Row, Verdict, first_diff, judge, judge_control, table};
+
+const SAMPLE: &str = "detcheck-output 1
+build debug_assertions=true overflow_checks=true arch=x86_64 os=linux features=sse2
+run backend=fixed_point_16_16 platform=x86_64-linux mode=quick ticks=20 entities=9 spawned=3 despawned=2 final=0x0000000000000003 digest=0x0000000000000000 replay=verified:3 perturb=none
+checkpoint backend=fixed_point_16_16 tick=0 hash=0x0000000000000001
+checkpoint backend=fixed_point_16_16 tick=10 hash=0x0000000000000002
+checkpoint backend=fixed_point_16_16 tick=20 hash=0x0000000000000003
+";
+
+fn run(backend: &str, checkpoints: &[(u64, u64)]) -> RunLine {
+    RunLine {
+        backend: backend.to_owned(),
+        platform: "x86_64-linux".to_owned(),
+        mode: "quick".to_owned(),
+        ticks: checkpoints.last().map_or(0, |c| c.0),
+        final_hash: checkpoints.last().map_or(0, |c| c.1),
+        digest: 0,
+        replay: ReplayField::Verified(checkpoints.len() as u64),
+        perturb: None,
+        checkpoints: checkpoints.to_vec(),
+    }
+}
+
+const CLEAN: &[(u64, u64)] = &[(0, 1), (10, 2), (20, 3)];
+
+fn debug_line() -> BuildLine {
+    BuildLine {
+        debug_assertions: true,
+        overflow_checks: true,
+        features: "sse2".to_owned(),
+    }
+}
+
+const DEBUG: Expect = Expect {
+    debug_assertions: true,
+    overflow_checks: true,
+};
+
+fn known_with(backend: &str, platform: &str, checkpoints: &[(u64, u64)]) -> Known {
+    let mut k = Known::new();
+    k.entry("quick".to_owned())
+        .or_default()
+        .entry(backend.to_owned())
+        .or_default()
+        .insert(
+            platform.to_owned(),
+            Answer {
+                ticks: 20,
+                checkpoints: checkpoints.to_vec(),
+            },
+        );
+    k
+}
+
+#[test]
+fn output_parses_every_line() {
+    let o = output::parse(SAMPLE).unwrap();
+    assert!(o.build.debug_assertions && o.build.overflow_checks);
+    assert_eq!(o.runs.len(), 1);
+    assert_eq!(o.runs[0], run("fixed_point_16_16", CLEAN));
+    assert!(output::parse("hello").is_err());
+    assert!(output::parse("detcheck-output 1\n").is_err(), "no run");
+    let bad_hash = SAMPLE.replace("hash=0x0000000000000002", "hash=zz");
+    assert!(output::parse(&bad_hash).is_err());
+    let diverged = SAMPLE.replace(
+        "replay=verified:3 perturb=none",
+        "replay=diverged:10 perturb=5",
+    );
+    let o = output::parse(&diverged).unwrap();
+    assert_eq!(o.runs[0].replay, ReplayField::Diverged(10));
+    assert_eq!(o.runs[0].perturb, Some(5));
+}
+
+#[test]
+fn first_diff_names_the_first_differing_checkpoint() {
+    assert_eq!(first_diff(CLEAN, CLEAN), None);
+    assert_eq!(first_diff(CLEAN, &[(0, 1), (10, 9), (20, 3)]), Some(10));
+    assert_eq!(
+        first_diff(CLEAN, &[(0, 1), (10, 2)]),
+        Some(20),
+        "a shorter run"
+    );
+    assert_eq!(first_diff(&[(0, 1)], CLEAN), Some(10));
+    assert_eq!(first_diff(CLEAN, &[(0, 7)]), Some(0));
+}
+
+#[test]
+fn a_run_equal_to_the_known_answer_and_the_reference_passes() {
+    let known = known_with("fixed_point_16_16", "any", CLEAN);
+    let r = run("fixed_point_16_16", CLEAN);
+    let v = judge(
+        &r,
+        &debug_line(),
+        DEBUG,
+        Some(("debug", &r)),
+        &known,
+        "quick",
+    );
+    assert_eq!(v, Verdict::Ok);
+    assert!(v.passed());
+}
+
+#[test]
+fn a_changed_hash_is_a_mismatch_at_its_tick() {
+    let known = known_with("fixed_point_16_16", "any", CLEAN);
+    let changed = run("fixed_point_16_16", &[(0, 1), (10, 2), (20, 4)]);
+    let v = judge(&changed, &debug_line(), DEBUG, None, &known, "quick");
+    assert_eq!(
+        v,
+        Verdict::Mismatch {
+            against: "known answer".to_owned(),
+            tick: 20
+        }
+    );
+    assert!(!v.passed() && v.blessable());
+    // Equal to the known answer but not to the reference build: the
+    // reference is wrong (or the answer is stale); not blessable.
+    let other = run("fixed_point_16_16", &[(0, 1), (10, 5), (20, 4)]);
+    let ok = run("fixed_point_16_16", CLEAN);
+    let v = judge(
+        &ok,
+        &debug_line(),
+        DEBUG,
+        Some(("debug", &other)),
+        &known,
+        "quick",
+    );
+    assert_eq!(
+        v,
+        Verdict::Mismatch {
+            against: "debug build".to_owned(),
+            tick: 10
+        }
+    );
+    assert!(!v.blessable());
+}
+
+#[test]
+fn missing_answers_fail_for_fixed_point_and_note_for_pinned_float() {
+    let empty = Known::new();
+    let fixed = run("fixed_point_16_16", CLEAN);
+    let v = judge(
+        &fixed,
+        &debug_line(),
+        DEBUG,
+        Some(("debug", &fixed)),
+        &empty,
+        "quick",
+    );
+    assert_eq!(v, Verdict::MissingKnownAnswer);
+    assert!(!v.passed() && v.blessable());
+    let float = run("float_pinned_32", CLEAN);
+    let other_platform = known_with("float_pinned_32", "aarch64-macos", CLEAN);
+    let v = judge(
+        &float,
+        &debug_line(),
+        DEBUG,
+        Some(("debug", &float)),
+        &other_platform,
+        "quick",
+    );
+    assert_eq!(v, Verdict::OkNoKnownAnswer("x86_64-linux".to_owned()));
+    assert!(v.passed());
+    // The pinned-float answer is looked up by platform.
+    let here = known_with("float_pinned_32", "x86_64-linux", &[(0, 9)]);
+    let v = judge(&float, &debug_line(), DEBUG, None, &here, "quick");
+    assert!(matches!(v, Verdict::Mismatch { tick: 0, .. }), "{v:?}");
+}
+
+#[test]
+fn unapplied_flags_and_diverged_replays_fail() {
+    let known = known_with("fixed_point_16_16", "any", CLEAN);
+    let r = run("fixed_point_16_16", CLEAN);
+    let mut line = debug_line();
+    line.overflow_checks = false;
+    let v = judge(&r, &line, DEBUG, None, &known, "quick");
+    assert!(matches!(v, Verdict::FlagsNotApplied(_)), "{v:?}");
+    let mut diverged = r.clone();
+    diverged.replay = ReplayField::Diverged(10);
+    let v = judge(&diverged, &debug_line(), DEBUG, None, &known, "quick");
+    assert_eq!(v, Verdict::ReplayDiverged(10));
+    assert!(!v.passed() && !v.blessable());
+}
+
+#[test]
+fn the_negative_control_must_be_detected_at_the_right_tick() {
+    let known = known_with("fixed_point_16_16", "any", CLEAN);
+    let mut control = run("fixed_point_16_16", &[(0, 1), (10, 7), (20, 8)]);
+    control.perturb = Some(5);
+    control.replay = ReplayField::Diverged(10);
+    let v = judge_control(&control, None, &known, "quick");
+    assert_eq!(v, Verdict::ControlDetected { tick: 10 });
+    assert!(v.passed());
+
+    // A detcheck that cannot fail: the perturbed run equals the baseline.
+    let mut blind = run("fixed_point_16_16", CLEAN);
+    blind.perturb = Some(5);
+    let v = judge_control(&blind, None, &known, "quick");
+    assert!(matches!(v, Verdict::ControlMissed(_)), "{v:?}");
+    assert!(!v.passed());
+
+    // Differences before the nudge mean something else is wrong.
+    let mut early = control.clone();
+    early.checkpoints[0].1 = 99;
+    assert!(matches!(
+        judge_control(&early, None, &known, "quick"),
+        Verdict::ControlMissed(_)
+    ));
+
+    // The replay must diverge at the same tick.
+    let mut quiet_replay = control.clone();
+    quiet_replay.replay = ReplayField::Verified(3);
+    assert!(matches!(
+        judge_control(&quiet_replay, None, &known, "quick"),
+        Verdict::ControlMissed(_)
+    ));
+
+    // Without a known answer, the clean run of the same build is the baseline.
+    let clean = run("fixed_point_16_16", CLEAN);
+    assert_eq!(
+        judge_control(&control, Some(&clean), &Known::new(), "quick"),
+        Verdict::ControlDetected { tick: 10 }
+    );
+    let mut unperturbed = control;
+    unperturbed.perturb = None;
+    assert!(matches!(
+        judge_control(&unperturbed, Some(&clean), &known, "quick"),
+        Verdict::ControlMissed(_)
+    ));
+}
+
+#[test]
+fn known_answers_round_trip_through_their_file() {
+    let mut k = known_with("fixed_point_16_16", "any", CLEAN);
+    k.get_mut("quick")
+        .unwrap()
+        .entry("float_pinned_32".to_owned())
+        .or_default()
+        .insert(
+            "x86_64-linux".to_owned(),
+            Answer {
+                ticks: 20,
+                checkpoints: vec![(0, 5), (20, 6)],
+            },
+        );
+    let text = known::render(&k, 1);
+    assert!(
+        text.contains("[quick.float_pinned_32.x86_64-linux]"),
+        "{text}"
+    );
+    assert!(text.contains("\"10 0x0000000000000002\","), "{text}");
+    assert_eq!(known::parse(&text).unwrap(), k);
+    let broken = text.replace(
+        "final = \"0x0000000000000003\"",
+        "final = \"0x0000000000000004\"",
+    );
+    assert!(
+        known::parse(&broken).is_err(),
+        "final must match the last checkpoint"
+    );
+}
+
+#[test]
+fn the_diff_shows_removed_and_added_lines() {
+    let old = "a\nb\nc\n";
+    let new = "a\nB\nc\nd\n";
+    assert_eq!(known::diff(old, new), vec!["+B", "-b", "+d"]);
+    assert!(known::diff(old, old).is_empty());
+}
+
+#[test]
+fn the_table_has_one_line_per_row() {
+    let rows = vec![
+        Row {
+            build: "debug".to_owned(),
+            flags: "opt 0".to_owned(),
+            backend: "fixed_point_16_16".to_owned(),
+            final_hash: Some(3),
+            verdict: Verdict::Ok,
+        },
+        Row {
+            build: "native".to_owned(),
+            flags: "opt 3, target-cpu=native".to_owned(),
+            backend: "float_pinned_32".to_owned(),
+            final_hash: None,
+            verdict: Verdict::Failed("cargo build failed".to_owned()),
+        },
+    ];
+    let t = table(&rows);
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert!(lines[0].starts_with("build "));
+    assert!(lines[2].contains("0x0000000000000003") && lines[2].contains("ok:"));
+    assert!(lines[3].contains("FAILED: cargo build failed"));
+}
