@@ -39,6 +39,10 @@
 //! [`with_capacity`](PresentationSnapshot::with_capacity) to avoid it).
 
 // det-allow-file(float-type, float-cast, float-literal): interpolation output is render-space f32 (`SimScalar::to_f32`, "for rendering only"); nothing here feeds back into sim state
+#![expect(
+    clippy::disallowed_types,
+    reason = "render-space interpolation output (f32 for the renderer), never sim state; the det-allow-file above covers the same sites in the syn lint"
+)]
 
 use hecs::{Component, Entity};
 use laige_core::{SimScalar, Vec2, Vec3};

@@ -21,8 +21,11 @@ enum Team {
 }
 
 /// A component that is not registered: never hashed (and may hold floats).
-#[derive(Clone, Copy)]
 struct RenderCache {
+    #[expect(
+        clippy::disallowed_types,
+        reason = "the point: an unregistered component may hold floats"
+    )]
     _scale: f32,
 }
 

@@ -15,7 +15,7 @@
 //! | `mul-add` | `mul_add` | a fused multiply-add rounds once: different bits |
 //! | `arch` | `core::arch` / `std::arch` | platform intrinsics differ per ISA |
 //! | `intrinsic` | `core::intrinsics` / `std::intrinsics` | compiler intrinsics bypass the pinned ops |
-//! | `wall-clock` | `Instant::now`, `SystemTime`, `std::time` reads | wall-clock time differs per run |
+//! | `wall-clock` | `Instant::now`, `.elapsed()`, `SystemTime`, `std::time` reads | wall-clock time differs per run |
 //! | `unseeded-random` | `thread_rng`, `rand::random`, `OsRng`, `RandomState`, `from_entropy` | entropy differs per run |
 //! | `hash-iteration` | iterating a `HashMap`/`HashSet` | iteration order is randomized per process |
 //!

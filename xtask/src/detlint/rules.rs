@@ -347,6 +347,11 @@ impl<'ast> Visit<'ast> for Scanner {
         if RANDOM_IDENTS.contains(&method.as_str()) {
             self.report(m.method.span(), "unseeded-random");
         }
+        // `Instant::elapsed` / `SystemTime::elapsed` read the clock (the
+        // receiver's type is unknown to a syntax lint: any `.elapsed()`).
+        if method == "elapsed" && m.args.is_empty() {
+            self.report(m.method.span(), "wall-clock");
+        }
         visit::visit_expr_method_call(self, m);
     }
 

@@ -148,3 +148,105 @@ fn floats_inside_macros_are_caught() {
     let r = rules(src);
     assert!(r.contains(&("float-literal", 1)), "{r:?}");
 }
+
+/// A system the way game code registers one, reading the wall clock to
+/// scale its step: the lint must reject it (issue 7's "deliberate
+/// non-determinism" proof).
+#[test]
+fn a_system_that_reads_the_wall_clock_is_caught() {
+    let src = r#"
+use std::time::Instant;
+use laige_core::{Fpx16_16, SimScalar};
+use laige_sim::World;
+use laige_sim::workload::Velocity;
+
+pub fn install(world: &mut World) -> laige_core::Result<()> {
+    let start = Instant::now();
+    world.register_system("game/drift", 300, move |ctx| {
+        // Speeds up with real elapsed time: differs on every machine and run.
+        let secs = start.elapsed().as_secs();
+        let push = Fpx16_16::from_i32(i32::try_from(secs).unwrap_or(0));
+        for v in ctx.query_mut::<&mut Velocity<Fpx16_16>>() {
+            v.0.x += push;
+        }
+        Ok(())
+    })
+}
+
+pub fn stamp(world: &mut World) -> laige_core::Result<()> {
+    world.register_system("game/stamp", 400, |_ctx| {
+        let _now = std::time::SystemTime::now();
+        Ok(())
+    })
+}
+"#;
+    let r = rules(src);
+    assert!(r.contains(&("wall-clock", 2)), "the import: {r:?}");
+    assert!(r.contains(&("wall-clock", 8)), "Instant::now(): {r:?}");
+    assert!(
+        r.contains(&("wall-clock", 11)),
+        "Instant::elapsed() reads the clock too: {r:?}"
+    );
+    assert!(r.contains(&("wall-clock", 22)), "SystemTime::now(): {r:?}");
+    let lines = lint_lines(src);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("sim/drift.rs:8: wall-clock: wall-clock reads differ per run")),
+        "reported as file:line: rule: explanation: {lines:?}"
+    );
+}
+
+/// A system that sums scores by iterating a `HashMap` (its order is
+/// randomized per process): caught; the same system over a `BTreeMap`
+/// passes.
+#[test]
+fn a_system_that_iterates_a_hash_map_is_caught() {
+    let src = r#"
+use std::collections::HashMap;
+use laige_sim::World;
+
+#[derive(Default)]
+struct Scores {
+    by_team: HashMap<u32, i64>,
+}
+
+pub fn install(world: &mut World) -> laige_core::Result<()> {
+    let mut scores = Scores::default();
+    let mut leader = 0_u32;
+    world.register_system("game/leader", 500, move |ctx| {
+        for (team, score) in &scores.by_team {
+            // The first maximum wins: which one depends on the order.
+            if *score > 0 { leader = *team; break; }
+        }
+        let total: i64 = scores.by_team.values().sum();
+        let _ = (ctx, total, leader);
+        Ok(())
+    })
+}
+"#;
+    let r = rules(src);
+    let hits: Vec<usize> = r
+        .iter()
+        .filter(|x| x.0 == "hash-iteration")
+        .map(|x| x.1)
+        .collect();
+    assert_eq!(hits, vec![14, 18], "{r:?}");
+    let fixed = src
+        .replace("HashMap", "BTreeMap")
+        .replace("by_team: BTreeMap", "by_team: std::collections::BTreeMap");
+    assert_eq!(rules(&fixed), vec![], "a BTreeMap iterates in key order");
+}
+
+/// Lints `src` as if it were `sim/drift.rs`, through the same path
+/// `cargo xtask lint` takes, and returns its report lines.
+fn lint_lines(src: &str) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("laige-detlint-{}", std::process::id()));
+    let sim = dir.join("sim");
+    std::fs::create_dir_all(&sim).unwrap();
+    std::fs::write(sim.join("drift.rs"), src).unwrap();
+    let (bad, _, n) = super::lint_paths(&dir, &["sim".to_owned()], &[]).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(n, 1);
+    bad
+}

@@ -15,6 +15,10 @@
 //! frame steps (a floating millisecond accumulator ends at 599).
 
 // det-allow-file(float-type, float-literal, float-cast): `Alpha` converts an exact integer fraction to f32/f64 for rendering only; it never enters sim state, the tick count or the state hash
+#![expect(
+    clippy::disallowed_types,
+    reason = "Alpha converts an exact integer fraction to f32/f64 for rendering only; the det-allow-file above covers the same sites in the syn lint"
+)]
 
 use std::fmt;
 
