@@ -19,16 +19,21 @@
 //! - `render_pipeline.pacing_{60,240}hz.{frame_clock,sleep,spin_sleep}`:
 //!   lateness of each frame against its deadline on an exact grid (µs:
 //!   p50, p99, max), and the pacing thread's CPU time as a percentage of one
-//!   core (`cpu_pct`). Contenders: `FrameClock::wait_frame`, a plain
-//!   `thread::sleep` to the deadline, and `spin_sleep::sleep` (its default
-//!   125 µs native accuracy). Runs are interleaved in 0.5 s segments so
-//!   background load hits all three alike; 2 s each per rate (0.5 s quick).
+//!   core while pacing (`cpu_pct`). Contenders: `FrameClock::wait_frame`, a
+//!   plain `thread::sleep` to the deadline, and `spin_sleep::sleep` (its
+//!   default 125 µs native accuracy). One exact grid, consecutive frames
+//!   handed to the contenders in rotation, so background load hits all three
+//!   alike; each contender paces 2 s at 60 Hz and 1 s at 240 Hz (a quarter
+//!   of that with `--quick`).
 //!   `pacing_60hz.p99_over_spin_sleep_us` = our p99 − spin_sleep's p99.
 //!
 //! CPU time is the thread's own on-CPU time from
 //! `/proc/thread-self/schedstat` (first field, nanoseconds; the scheduler's
 //! exact accounting, unlike the 10 ms-tick `utime`/`stime` of `stat`), read
-//! before and after each segment on the pacing thread itself; std has no
+//! before and after each frame's wait on the pacing thread itself, each
+//! read preceded by a `yield_now` so the running slice is accounted (see
+//! `ThreadCpu::fresh_ns`; the yield and read, a few µs, are charged to every
+//! contender alike); std has no
 //! `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` and `getrusage` would need libc.
 
 use std::hint::black_box;
@@ -47,9 +52,10 @@ use crate::harness::{Bench, Stats};
 pub fn run(b: &mut Bench) {
     publish(b);
     latency(b);
-    let secs = if b.quick() { 0.5 } else { 2.0 };
-    pacing(b, 60, secs);
-    pacing(b, 240, secs);
+    // Seconds per rate, shared by the three contenders.
+    let (secs_60, secs_240) = if b.quick() { (1.5, 0.75) } else { (6.0, 3.0) };
+    pacing(b, 60, secs_60);
+    pacing(b, 240, secs_240);
 }
 
 fn desc(n: u64) -> FrameDescriptor {
@@ -177,10 +183,36 @@ fn record_us(b: &mut Bench, name: &str, ns: &Stats) {
     b.record(&format!("{name}.max_us"), ns.max / 1000.0, "us");
 }
 
-/// The calling thread's on-CPU time in ns (`/proc/thread-self/schedstat`).
-fn thread_cpu_ns() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    text.split_whitespace().next()?.parse().ok()
+/// The pacing thread's on-CPU time in ns, from its
+/// `/proc/thread-self/schedstat` (opened once on that thread; `read_at(0)`
+/// makes the kernel regenerate the line on every read: two syscalls, no
+/// open/close per reading).
+struct ThreadCpu(Option<std::fs::File>);
+
+impl ThreadCpu {
+    fn open() -> Self {
+        Self(std::fs::File::open("/proc/thread-self/schedstat").ok())
+    }
+
+    /// The on-CPU time including the running slice: the kernel folds the
+    /// current slice into `schedstat` only at scheduling events, so a thread
+    /// reading its own value would see its spin charged to whatever runs
+    /// after the next switch. `sched_yield` is such an event (the fair
+    /// scheduler's yield updates the running task's runtime first); it is
+    /// called after the frame's lateness was taken, and costs every
+    /// contender the same ~1 µs.
+    fn fresh_ns(&self) -> Option<u64> {
+        std::thread::yield_now();
+        self.ns()
+    }
+
+    fn ns(&self) -> Option<u64> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = [0u8; 128];
+        let n = self.0.as_ref()?.read_at(&mut buf, 0).ok()?;
+        let text = std::str::from_utf8(&buf[..n]).ok()?;
+        text.split_whitespace().next()?.parse().ok()
+    }
 }
 
 /// One pacing contender's accumulated results.
@@ -191,26 +223,20 @@ struct Pacing {
     wall_ns: u64,
 }
 
+/// Paces one frame to `deadline_ns` (frame `n` of the shared grid).
 trait Pacer {
-    /// Waits until `deadline_ns` on the steady clock.
-    fn wait_until(&mut self, deadline_ns: i64);
+    fn wait(&mut self, n: u64, deadline_ns: i64);
 }
 
-struct ClockPacer {
-    clock: FrameClock,
-    n: u64,
-}
-
-impl Pacer for ClockPacer {
-    fn wait_until(&mut self, _deadline_ns: i64) {
-        self.n += 1;
-        black_box(self.clock.wait_frame(self.n));
+impl Pacer for FrameClock {
+    fn wait(&mut self, n: u64, _deadline_ns: i64) {
+        black_box(self.wait_frame(n));
     }
 }
 
 struct SleepPacer;
 impl Pacer for SleepPacer {
-    fn wait_until(&mut self, deadline_ns: i64) {
+    fn wait(&mut self, _n: u64, deadline_ns: i64) {
         let now = SteadyClock.now_ns();
         if deadline_ns > now {
             std::thread::sleep(Duration::from_nanos((deadline_ns - now).unsigned_abs()));
@@ -220,7 +246,7 @@ impl Pacer for SleepPacer {
 
 struct SpinSleepPacer(spin_sleep::SpinSleeper);
 impl Pacer for SpinSleepPacer {
-    fn wait_until(&mut self, deadline_ns: i64) {
+    fn wait(&mut self, _n: u64, deadline_ns: i64) {
         let now = SteadyClock.now_ns();
         if deadline_ns > now {
             self.0
@@ -229,55 +255,41 @@ impl Pacer for SpinSleepPacer {
     }
 }
 
-/// Runs `frames` frames of `pacer` on a grid anchored now; the deadlines are
-/// the FrameClock's own grid for the FrameClock contender.
-fn segment(pacer: &mut dyn Pacer, grid: &mut dyn FnMut(u64) -> i64, frames: u64, out: &mut Pacing) {
-    let cpu0 = thread_cpu_ns();
-    let wall0 = Instant::now();
-    for i in 1..=frames {
-        let deadline = grid(i);
-        pacer.wait_until(deadline);
-        let now = SteadyClock.now_ns();
-        out.lateness_ns.push(now - deadline);
-    }
-    out.wall_ns += u64::try_from(wall0.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    if let (Some(a), Some(b)) = (cpu0, thread_cpu_ns()) {
-        out.cpu_ns += b.saturating_sub(a);
-    }
-}
-
+/// Paces `secs` seconds of frames at `rate` on one exact grid (the
+/// FrameClock's own), handing consecutive frames to the three contenders
+/// in rotation: every contender sleeps one period per frame and meets the
+/// same background load, frame by frame. Each contender thus gets
+/// `secs / 3` seconds of pacing.
 fn pacing(b: &mut Bench, rate: u32, secs: f64) {
-    let Ok(clock) = FrameClock::new(FrameClockConfig {
+    let Ok(mut clock) = FrameClock::new(FrameClockConfig {
         frame_rate_hz: rate,
     }) else {
         return;
     };
-    let period = clock.period_ns();
-    let segments = 4u32;
-    let per_segment = ((secs * f64::from(rate)) / f64::from(segments))
-        .ceil()
-        .max(1.0) as u64;
-    let mut ours = ClockPacer { clock, n: 0 };
+    let mut sleep = SleepPacer;
+    let mut spin = SpinSleepPacer(spin_sleep::SpinSleeper::default());
+    let frames = (secs * f64::from(rate)).ceil().max(3.0) as u64;
+    let cpu = ThreadCpu::open();
     let mut results: [Pacing; 3] = Default::default();
-    for _ in 0..segments {
-        // FrameClock: re-anchor, then its own grid.
-        ours.clock.reanchor_now();
-        ours.n = 0;
-        let reference = ours.clock.reference_ns();
-        let mut grid = |i: u64| reference + i64::try_from(i).unwrap_or(0) * period;
-        segment(&mut ours, &mut grid, per_segment, &mut results[0]);
-        // The references on an identical grid anchored at their start.
-        let reference = SteadyClock.now_ns();
-        let mut grid = |i: u64| reference + i64::try_from(i).unwrap_or(0) * period;
-        segment(&mut SleepPacer, &mut grid, per_segment, &mut results[1]);
-        let reference = SteadyClock.now_ns();
-        let mut grid = |i: u64| reference + i64::try_from(i).unwrap_or(0) * period;
-        segment(
-            &mut SpinSleepPacer(spin_sleep::SpinSleeper::default()),
-            &mut grid,
-            per_segment,
-            &mut results[2],
-        );
+    clock.reanchor_now();
+    for n in 1..=frames {
+        // Rotate the order every three frames.
+        let who = usize::try_from((n + n / 3) % 3).unwrap_or(0);
+        let deadline = clock.deadline_ns(n);
+        let cpu0 = cpu.fresh_ns();
+        let wall0 = Instant::now();
+        match who {
+            0 => Pacer::wait(&mut clock, n, deadline),
+            1 => sleep.wait(n, deadline),
+            _ => spin.wait(n, deadline),
+        }
+        let now = SteadyClock.now_ns();
+        let r = &mut results[who];
+        r.wall_ns += u64::try_from(wall0.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        if let (Some(a), Some(c)) = (cpu0, cpu.fresh_ns()) {
+            r.cpu_ns += c.saturating_sub(a);
+        }
+        r.lateness_ns.push(now - deadline);
     }
     let mut p99 = [0.0f64; 3];
     for (i, name) in ["frame_clock", "sleep", "spin_sleep"].iter().enumerate() {
@@ -300,7 +312,7 @@ fn pacing(b: &mut Bench, rate: u32, secs: f64) {
     );
     b.record(
         &format!("render_pipeline.pacing_{rate}hz.frame_clock.margin_us"),
-        ours.clock.margin_ns() as f64 / 1000.0,
+        clock.margin_ns() as f64 / 1000.0,
         "us",
     );
 }
