@@ -3,7 +3,7 @@
 //!
 //! A [`FrameDescriptor`](crate::FrameDescriptor) is 32 bytes; a frame's
 //! sprite instances are kilobytes to megabytes. They travel in a
-//! [`PayloadPool`] of exactly **three** buffers, each owned by exactly one
+//! `PayloadPool` of exactly **three** buffers, each owned by exactly one
 //! party at every instant:
 //!
 //! | buffer role | owner | access |
