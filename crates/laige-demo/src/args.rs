@@ -27,10 +27,18 @@ usage: laige-demo [OPTIONS]
   --quiet                no progress lines
   --mark-startup         print `laige-demo: first tick` and
                          `laige-demo: first frame presented` when they happen
+  --record FILE          record the run as a replay (identity, every tick's
+                         input, the state hash after every tick)
+  --replay FILE          play FILE back headless and unpaced, comparing the
+                         state hash after every tick; the backend and seed
+                         come from the replay (use the same --config and
+                         --entities as the recording)
   -h, --help             this text
 
-exit codes: 0 done, 1 setup failed, 2 bad usage, 3 a system failed,
-4 rendering failed, 130 interrupted (Ctrl-C)";
+exit codes: 0 done, 1 setup failed (also: an unreadable, damaged or
+mismatched replay), 2 bad usage, 3 a system failed, 4 rendering failed,
+5 the replay diverged (the first differing tick is printed),
+130 interrupted (Ctrl-C)";
 
 /// The parsed command line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -59,6 +67,10 @@ pub struct Args {
     pub quiet: bool,
     /// `--mark-startup`.
     pub mark_startup: bool,
+    /// `--record FILE`.
+    pub record: Option<PathBuf>,
+    /// `--replay FILE`.
+    pub replay: Option<PathBuf>,
     /// `-h` / `--help`.
     pub help: bool,
 }
@@ -105,12 +117,22 @@ impl Args {
                 }
                 "--quiet" => out.quiet = true,
                 "--mark-startup" => out.mark_startup = true,
+                "--record" => out.record = Some(value("--record")?.into()),
+                "--replay" => out.replay = Some(value("--replay")?.into()),
                 "-h" | "--help" => out.help = true,
                 other => return Err(format!("unknown argument {other:?}")),
             }
         }
         if out.seconds.is_some() && out.frames.is_some() {
             return Err("--seconds and --frames exclude each other".to_owned());
+        }
+        if out.replay.is_some()
+            && (out.window || out.record.is_some() || out.seconds.is_some() || out.frames.is_some())
+        {
+            return Err(
+                "--replay plays the recorded ticks headless: drop --window, --record, --seconds and --frames"
+                    .to_owned(),
+            );
         }
         if out.window && (out.unpaced || out.gl) {
             return Err("--unpaced and --gl are headless options (drop --window)".to_owned());
@@ -163,5 +185,10 @@ mod tests {
         );
         assert!(parse(&["--seconds", "1", "--frames", "2"]).is_err());
         assert!(parse(&["--window", "--unpaced"]).is_err());
+        assert!(parse(&["--replay", "a", "--window"]).is_err());
+        assert!(parse(&["--replay", "a", "--record", "b"]).is_err());
+        assert!(parse(&["--record"]).is_err());
+        let a = parse(&["--record", "run.lrp", "--unpaced"]).unwrap();
+        assert_eq!(a.record, Some(PathBuf::from("run.lrp")));
     }
 }

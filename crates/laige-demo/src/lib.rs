@@ -59,6 +59,7 @@
 )]
 
 pub mod args;
+pub mod replay;
 
 use laige_engine::hecs::Entity;
 use laige_engine::input::{ButtonState, CoordSpace, InputKind, InputPoint, KeyCode, ScriptAt};

@@ -15,7 +15,9 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use laige_demo::replay::{self as demo_replay, EXIT_REPLAY_DIVERGED, Recording, Verifying};
 use laige_demo::{Args, Demo, USAGE, args};
+use laige_engine::sim::replay::Replay;
 use laige_engine::{
     EXIT_SETUP_FAILED, EXIT_USAGE, Engine, EngineConfig, EngineOptions, FrameCapture,
     HeadlessRender, Pacing, RunLimit,
@@ -47,12 +49,15 @@ fn first_present_marker() {
 }
 
 fn run(args: &Args) -> laige_engine::Result<u8> {
-    let config = match &args.config {
+    let mut config = match &args.config {
         Some(path) => EngineConfig::from_toml_file(path)?,
         None => EngineConfig::default(),
     };
     laige_engine::core::diag::init_subscriber(&config.log.subscriber_config())?;
     let entities = args.entities.unwrap_or(10_000);
+    if let Some(path) = &args.replay {
+        return play_back(path, &mut config, entities, args.quiet);
+    }
     let game = Demo {
         entities,
         progress_every_frames: if args.quiet {
@@ -87,32 +92,120 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
         sprite_capacity: entities as usize + 1,
         ..EngineOptions::default()
     };
-    let mut builder = Engine::builder()
-        .game(game)
-        .config(config.clone())
-        .options(options);
-    let limit = match (args.frames, args.seconds) {
+    let (report, recording) = match &args.record {
+        Some(path) => {
+            let mut rec = Recording::create(game, path, demo_replay::header(&config, entities))?;
+            let report = run_game(args, &config, options, limit_of(args), &mut rec)?;
+            (report, Some(rec))
+        }
+        None => {
+            let mut game = game;
+            let report = run_game(args, &config, options, limit_of(args), &mut game)?;
+            (report, None)
+        }
+    };
+    println!("{report}");
+    if let (Some(rec), Some(path)) = (recording, &args.record) {
+        let ticks = rec.finish()?;
+        println!("laige-demo: recorded {ticks} ticks to {}", path.display());
+    }
+    Ok(report.exit_code())
+}
+
+/// The run limit of the command line.
+fn limit_of(args: &Args) -> RunLimit {
+    match (args.frames, args.seconds) {
         (Some(n), _) => RunLimit::Frames(n),
         (None, Some(s)) => RunLimit::Duration(Duration::from_secs(s)),
         (None, None) if args.window => RunLimit::Unlimited,
         (None, None) => RunLimit::Duration(Duration::from_secs(args::DEFAULT_SECONDS)),
-    };
-    let report = if args.window {
-        builder.build()?.run_windowed(limit)?
+    }
+}
+
+/// Runs `game` windowed or headless (with the scripted session).
+fn run_game<G: laige_engine::Game>(
+    args: &Args,
+    config: &EngineConfig,
+    options: EngineOptions,
+    limit: RunLimit,
+    game: G,
+) -> laige_engine::Result<laige_engine::RunReport> {
+    let mut builder = Engine::builder()
+        .game(game)
+        .config(config.clone())
+        .options(options);
+    if args.window {
+        builder.build()?.run_windowed(limit)
     } else {
         let seconds = match limit {
             RunLimit::Duration(d) => d.as_secs(),
-            RunLimit::Frames(n) => n.div_ceil(u64::from(frame_rate(&config))),
+            RunLimit::Frames(n) => n.div_ceil(u64::from(frame_rate(config))),
             RunLimit::Ticks(_) | RunLimit::Unlimited => args::DEFAULT_SECONDS,
         };
         builder = builder.scripted_input(laige_demo::headless_script(
             seconds,
             config.game_loop.tick_rate_hz,
         ));
-        builder.build()?.run_headless(limit)?
+        builder.build()?.run_headless(limit)
+    }
+}
+
+/// `--replay FILE`: plays the recorded input back headless and unpaced on
+/// the recorded backend and seed, comparing the state hash after every
+/// tick; the first differing tick is printed and exits with code 5.
+fn play_back(
+    path: &std::path::Path,
+    config: &mut EngineConfig,
+    entities: u32,
+    quiet: bool,
+) -> laige_engine::Result<u8> {
+    let replay = Replay::read(path)?;
+    config.determinism.math = replay.header().backend;
+    config.determinism.seed = replay.header().seed;
+    demo_replay::check(&replay, config, entities)?;
+    let script = demo_replay::playback_script(&replay)?;
+    let demo = Demo {
+        entities,
+        progress_every_frames: if quiet { 0 } else { 600 },
+        mark_first_tick: false,
     };
+    let mut verifying = Verifying::new(demo, &replay);
+    let options = EngineOptions {
+        pacing: Pacing::Unpaced,
+        sprite_capacity: entities as usize + 1,
+        ..EngineOptions::default()
+    };
+    let report = Engine::builder()
+        .game(&mut verifying)
+        .config(config.clone())
+        .options(options)
+        .scripted_input(script)
+        .build()?
+        .run_headless(RunLimit::Ticks(replay.ticks()))?;
     println!("{report}");
-    Ok(report.exit_code())
+    if let Some(d) = verifying.divergence {
+        println!("laige-demo: {d}");
+        return Ok(EXIT_REPLAY_DIVERGED);
+    }
+    if report.exit_code() != 0 {
+        return Ok(report.exit_code());
+    }
+    if !verifying.complete() {
+        println!(
+            "laige-demo: the playback ended before the recording's last checkpoint ({} of {} matched)",
+            verifying.matched,
+            replay.checkpoints().count()
+        );
+        return Ok(EXIT_REPLAY_DIVERGED);
+    }
+    println!(
+        "laige-demo: replay verified: {} ticks, {} state hashes match ({}, seed {})",
+        replay.ticks(),
+        verifying.matched,
+        replay.header().backend,
+        replay.header().seed
+    );
+    Ok(0)
 }
 
 /// The frame rate a headless run paces at (0 in the config: 60).
