@@ -1,5 +1,5 @@
 //! [`FrameDescriptor`]: the 32 bytes that describe one frame to the render
-//! thread.
+//! thread, and [`FrameStats`]: how the pipeline counts frames.
 
 /// One frame as the producer (the main/sim thread) hands it to the render
 /// thread: four 8-byte words, 32 bytes, `Copy`.
@@ -61,6 +61,42 @@ impl FrameDescriptor {
             render_time_ns: words[2].cast_signed(),
             payload: words[3],
         }
+    }
+}
+
+/// A consistent snapshot of the handoff's accounting.
+///
+/// Invariant, exact in every snapshot:
+/// `submitted == rendered + dropped + outstanding` with
+/// `outstanding == pending as u64 + in_flight as u64 <= 2`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FrameStats {
+    /// Frames published (every successful `publish` / `submit_frame`).
+    pub submitted: u64,
+    /// Frames whose stages completed (the consumer finished them).
+    pub rendered: u64,
+    /// Frames replaced while pending, before the consumer ever saw them.
+    pub dropped: u64,
+    /// `pending + in_flight` (0..=2).
+    pub outstanding: u64,
+    /// A frame waits in the slot.
+    pub pending: bool,
+    /// The consumer holds a claimed frame whose stages have not finished.
+    pub in_flight: bool,
+}
+
+impl FrameStats {
+    /// True when the accounting invariant holds (it always does for a
+    /// snapshot this module returns; tests assert it).
+    #[must_use]
+    pub fn is_consistent(&self) -> bool {
+        self.outstanding == u64::from(self.pending) + u64::from(self.in_flight)
+            && self.outstanding <= 2
+            && self
+                .rendered
+                .checked_add(self.dropped)
+                .and_then(|s| s.checked_add(self.outstanding))
+                == Some(self.submitted)
     }
 }
 

@@ -123,6 +123,7 @@
 use crossbeam_utils::CachePadded;
 
 use crate::FrameDescriptor;
+pub use crate::frame::FrameStats;
 use crate::payload::{PAYLOAD_BUFFERS, PayloadPool, PayloadWriter};
 use crate::sync::{Arc, AtomicU64, ConstPtr, Ordering, spin_loop, yield_now};
 
@@ -156,42 +157,6 @@ pub struct HandoffConfig {
     /// it to the expected per-frame maximum (for example the sprite count)
     /// so that not even the first frames allocate.
     pub payload_capacity: usize,
-}
-
-/// A consistent snapshot of the handoff's accounting.
-///
-/// Invariant, exact in every snapshot:
-/// `submitted == rendered + dropped + outstanding` with
-/// `outstanding == pending as u64 + in_flight as u64 <= 2`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct FrameStats {
-    /// Frames published (every successful `publish` / `submit_frame`).
-    pub submitted: u64,
-    /// Frames whose stages completed (the consumer finished them).
-    pub rendered: u64,
-    /// Frames replaced while pending, before the consumer ever saw them.
-    pub dropped: u64,
-    /// `pending + in_flight` (0..=2).
-    pub outstanding: u64,
-    /// A frame waits in the slot.
-    pub pending: bool,
-    /// The consumer holds a claimed frame whose stages have not finished.
-    pub in_flight: bool,
-}
-
-impl FrameStats {
-    /// True when the accounting invariant holds (it always does for a
-    /// snapshot this module returns; tests assert it).
-    #[must_use]
-    pub fn is_consistent(&self) -> bool {
-        self.outstanding == u64::from(self.pending) + u64::from(self.in_flight)
-            && self.outstanding <= 2
-            && self
-                .rendered
-                .checked_add(self.dropped)
-                .and_then(|s| s.checked_add(self.outstanding))
-                == Some(self.submitted)
-    }
 }
 
 /// What a [`Producer::publish`] did besides publishing.

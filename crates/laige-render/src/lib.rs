@@ -58,8 +58,7 @@ pub use events::{
     FRAME_DROPPED, FRAME_RATE_INVALID, NOT_RUNNING, SPAWN_FAILED, STAGE_FAILED, STAGE_PANICKED,
     THREAD_STARTED, THREAD_STOPPED,
 };
-pub use frame::FrameDescriptor;
+pub use frame::{FrameDescriptor, FrameStats};
 pub use frame_clock::{FrameClock, FrameClockConfig};
-pub use handoff::FrameStats;
 pub use payload::PayloadWriter;
 pub use render_thread::{RenderStages, RenderThread, RenderThreadConfig};
