@@ -7,6 +7,7 @@
 #![allow(clippy::print_stderr, reason = "progress lines go to stderr")]
 
 pub mod diag;
+pub mod engine;
 pub mod harness;
 pub mod math;
 pub mod render_pipeline;
@@ -21,6 +22,7 @@ pub type AreaFn = fn(&mut Bench);
 /// The bench areas, one line each: `(name, entry point)`.
 pub const AREAS: &[(&str, AreaFn)] = &[
     ("diag", diag::run),
+    ("engine", engine::run),
     ("math", math::run),
     ("sim", sim::run),
     ("sprites", sprites::run),

@@ -25,6 +25,7 @@ usage: laige-demo [OPTIONS]
   --screenshot-frame N   the frame to capture (default 30)
   --close-after-frames N windowed: request the window's close after N frames
   --quiet                no progress lines
+  --profile              print the profiler's report (tick, frame, per system)
   --mark-startup         print `laige-demo: first tick` and
                          `laige-demo: first frame presented` when they happen
   --record FILE          record the run as a replay (identity, every tick's
@@ -65,6 +66,8 @@ pub struct Args {
     pub close_after_frames: Option<u64>,
     /// `--quiet`.
     pub quiet: bool,
+    /// `--profile`.
+    pub profile: bool,
     /// `--mark-startup`.
     pub mark_startup: bool,
     /// `--record FILE`.
@@ -116,6 +119,7 @@ impl Args {
                         Some(number(&arg, &value("--close-after-frames")?, 1)?);
                 }
                 "--quiet" => out.quiet = true,
+                "--profile" => out.profile = true,
                 "--mark-startup" => out.mark_startup = true,
                 "--record" => out.record = Some(value("--record")?.into()),
                 "--replay" => out.replay = Some(value("--replay")?.into()),

@@ -171,15 +171,25 @@ impl Game for Demo {
         world.register_hashed_as::<Velocity<S>>("demo.velocity")?;
         world.register_hashed_as::<Attractor<S>>("demo.attractor")?;
         world.register_hashed_as::<Spawner>("demo.spawner")?;
-        // Storage for every sprite the demo can ever have: no growth when
-        // bursts spawn inside a tick.
+        // Storage for every sprite the demo can ever have, so a burst inside
+        // a tick allocates nothing (G-R1): the archetype's columns, and the
+        // ECS's free list of entity ids — a despawn pushes onto it, so it is
+        // grown once here by spawning and despawning the largest possible
+        // swarm (at most `capacity` ids ever exist: a spawn reuses a freed
+        // id first, and bursts are capped at MAX_BURSTS).
         let capacity = self.entities + MAX_BURSTS * BURST;
-        world
-            .ecs_mut()
-            .reserve::<(Position<S>, PrevPosition<S>, Velocity<S>)>(capacity);
-        world
-            .ecs_mut()
-            .spawn_batch(workload::initial_state::<S>(&config));
+        let ecs = world.ecs_mut();
+        ecs.reserve::<(Position<S>, PrevPosition<S>, Velocity<S>)>(capacity);
+        let placeholders: Vec<_> = ecs
+            .spawn_batch((0..capacity).map(|_| {
+                let p = Vec2::<S>::ZERO;
+                (Position(p), PrevPosition(p), Velocity(p))
+            }))
+            .collect();
+        for e in placeholders {
+            let _ = ecs.despawn(e);
+        }
+        ecs.spawn_batch(workload::initial_state::<S>(&config));
         world.spawn((
             Attractor(Vec2::<S>::ZERO),
             Spawner {

@@ -104,6 +104,9 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
             (report, None)
         }
     };
+    if args.profile {
+        print!("{}", report.profile);
+    }
     println!("{report}");
     if let (Some(rec), Some(path)) = (recording, &args.record) {
         let ticks = rec.finish()?;

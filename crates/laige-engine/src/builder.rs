@@ -21,7 +21,10 @@ pub enum Pacing {
     FrameClock,
     /// As fast as possible on virtual time: frame `k` happens at exactly
     /// `⌈k × 10⁹ / frame_rate_hz⌉` ns of a synthetic clock, so the tick
-    /// count is exact and the run reproducible (tests, benchmarks).
+    /// count is exact and the run reproducible (tests, benchmarks). With
+    /// rendering, each frame is published once the renderer finished the
+    /// previous one, so every frame is presented (the pipeline's
+    /// throughput, nothing dropped).
     Unpaced,
 }
 

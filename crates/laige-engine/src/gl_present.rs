@@ -216,6 +216,12 @@ impl Renderer {
         self.presented.load(Ordering::Relaxed)
     }
 
+    /// Blocks until the render thread finished every frame handed to it
+    /// (the unpaced headless run's back-pressure: no frame is dropped).
+    pub(crate) fn wait_idle(&self) -> Result<()> {
+        self.thread.wait_idle()
+    }
+
     /// Fills the payload with the game's sprites and publishes frame
     /// `frame` presented at `render_time_ns` (a reading of the loop's clock).
     pub(crate) fn publish<G: Game, S: EngineScalar>(

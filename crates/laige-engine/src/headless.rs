@@ -9,6 +9,8 @@
 //! processInput: script.feed, Game::on_frame, control requests
 //! fixed updates: GameLoop::frame      ── the due ticks, input delivered at each tick's start
 //! render(alpha): Game::present → payload, submit_frame(alpha word)
+//!               (unpaced: after the renderer finished the previous frame,
+//!               so an unpaced run presents every frame)
 //! endFrame: next k; Ctrl-C, exit and the limit are checked before each frame
 //! ```
 
@@ -189,8 +191,16 @@ fn run_loop<S: EngineScalar, G: Game, C: MonotonicClock, P: Pacer>(
         if session.exit.is_some() || session.run_frame(&mut game).is_none() {
             break;
         }
+        // Unpaced: as fast as possible without dropping frames — wait for
+        // the renderer to finish the previous frame before publishing
+        // (the next frame's ticks already overlapped its drawing).
         if let Some(r) = renderer.as_mut()
-            && let Err(err) = r.publish::<G, S>(&mut game, &session, k, reading)
+            && let Err(err) = (if options.pacing == Pacing::Unpaced {
+                r.wait_idle()
+            } else {
+                Ok(())
+            })
+            .and_then(|()| r.publish::<G, S>(&mut game, &session, k, reading))
         {
             session.exit = Some(crate::ExitReason::RenderFailed(err));
             break;
@@ -240,6 +250,9 @@ pub(crate) enum NoRenderer {}
 #[cfg(not(feature = "window"))]
 impl NoRenderer {
     fn presented(&self) -> u64 {
+        match *self {}
+    }
+    fn wait_idle(&self) -> Result<()> {
         match *self {}
     }
     #[allow(

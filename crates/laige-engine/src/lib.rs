@@ -95,3 +95,8 @@ pub use laige_core::{
 pub use laige_sim::input;
 pub use laige_sim::workload;
 pub use laige_sim::{Alpha, LoopState, StateHash, SystemContext, World};
+
+/// The README's guide, compiled and run as a doctest (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
