@@ -83,6 +83,7 @@ pub const MAX_BURSTS: u32 = 16;
 /// the wide normalize covers it).
 pub const HALF_EXTENT: i32 = 1000;
 /// A sprite's side in world units.
+// det-allow(float-type, float-literal): render-space presentation (sprite size, colour, view), never sim state
 pub const SPRITE_SIDE: f32 = 8.0;
 
 /// The attractor: where the swarm is pulled to (hashed state).
@@ -322,16 +323,22 @@ impl Game for Demo {
             .query::<(&Position<S>, &PrevPosition<S>, &Velocity<S>)>();
         for (pos, prev, vel) in query.iter() {
             let (vx, vy) = (vel.0.x.to_f32(), vel.0.y.to_f32());
+            // det-allow(float-literal): render-space presentation (sprite size, colour, view), never sim state
             let speed = (vx * vx + vy * vy).sqrt().max(1e-3);
             sprites.push(Sprite {
                 position: [pos.0.x.to_f32(), pos.0.y.to_f32()],
                 prev_position: [prev.0.x.to_f32(), prev.0.y.to_f32()],
                 size: [SPRITE_SIDE, SPRITE_SIDE],
+                // det-allow(float-literal): render-space presentation (sprite size, colour, view), never sim state
                 rotation: 0.0,
                 color: [
+                    // det-allow(float-literal): render-space presentation (sprite size, colour, view), never sim state
                     0.55 + 0.45 * vx / speed,
+                    // det-allow(float-literal): render-space presentation (sprite size, colour, view), never sim state
                     0.55 + 0.45 * vy / speed,
+                    // det-allow(float-literal): render-space presentation (sprite size, colour, view), never sim state
                     0.95,
+                    // det-allow(float-literal): render-space presentation (sprite size, colour, view), never sim state
                     1.0,
                 ],
                 ..Sprite::default()
@@ -341,7 +348,9 @@ impl Game for Demo {
         if let Some(a) = attractor.iter().next() {
             sprites.push(Sprite::quad(
                 [a.0.x.to_f32(), a.0.y.to_f32()],
+                // det-allow(float-literal): render-space presentation (sprite size, colour, view), never sim state
                 [SPRITE_SIDE * 3.0, SPRITE_SIDE * 3.0],
+                // det-allow(float-literal): render-space presentation (sprite size, colour, view), never sim state
                 [1.0, 0.85, 0.2, 1.0],
             ));
         }
@@ -361,8 +370,11 @@ pub fn demo_view(config: &EngineConfig) -> ViewRect {
         reason = "window sides ≤ 16384 and the extent are exact in f32"
     )]
     let (w, h, half) = (
+        // det-allow(float-cast): render-space presentation (sprite size, colour, view), never sim state
         config.render.window_width as f32,
+        // det-allow(float-cast): render-space presentation (sprite size, colour, view), never sim state
         config.render.window_height as f32,
+        // det-allow(float-cast): render-space presentation (sprite size, colour, view), never sim state
         HALF_EXTENT as f32 + SPRITE_SIDE,
     );
     let (hx, hy) = if w >= h {

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use laige_engine::sim::replay::{Record, Replay, ReplayRecorder};
 use laige_engine::input::InputKind;
+use laige_engine::sim::replay::{Record, Replay, ReplayRecorder};
 
 const DEMO: &str = env!("CARGO_BIN_EXE_laige-demo");
 

@@ -69,8 +69,8 @@ pub fn ticks_to_ns(ticks: u64, tick_rate_hz: u32) -> u64 {
 /// `[0, 1)`.
 ///
 /// Held as integer parts per billion (`0..10⁹`), computed from the same
-/// integer clock as the due computation, then converted: [`as_f32`]
-/// (Self::as_f32) and [`as_f64`](Self::as_f64) are never NaN and never
+/// integer clock as the due computation, then converted:
+/// [`as_f32`](Self::as_f32) and [`as_f64`](Self::as_f64) are never NaN and never
 /// reach 1. A late frame — one more whole tick behind than the clock says
 /// (failing ticks, a frame read between a tick's due time and its run) —
 /// clamps to [`Alpha::MAX`], the last representable value below 1.
