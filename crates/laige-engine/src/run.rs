@@ -431,3 +431,150 @@ impl<C: MonotonicClock> Session<C> {
     allow(dead_code, reason = "only the GL presenter publishes frames")
 )]
 pub(crate) const ALPHA_CURRENT: u64 = 1_000_000_000;
+
+#[cfg(test)]
+mod tests {
+    use laige_core::clock::SyntheticClock;
+    use laige_sim::input::{ButtonState, InputKind, KeyCode};
+
+    use super::*;
+    use crate::game::NoGame;
+
+    /// A game that pauses on P, steps on S, toggles interpolation on I,
+    /// raises action 7 on A and exits on Q — and records what it saw.
+    #[derive(Default)]
+    struct Keys {
+        seen: Vec<(u64, InputKind)>,
+    }
+
+    impl Game for Keys {
+        fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
+            Ok(())
+        }
+        fn on_input(&mut self, event: &InputEvent, control: &mut Control) {
+            self.seen.push((event.tick, event.kind));
+            if let InputKind::Key {
+                key,
+                state: ButtonState::Pressed,
+            } = event.kind
+            {
+                match key {
+                    KeyCode::P => control.toggle_pause(),
+                    KeyCode::S => control.step(),
+                    KeyCode::I => control.toggle_interpolation(),
+                    KeyCode::A => control.action(7, 3),
+                    KeyCode::Q => control.exit(),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn press(key: KeyCode) -> InputKind {
+        InputKind::Key {
+            key,
+            state: ButtonState::Pressed,
+        }
+    }
+
+    fn session() -> (Session<SyntheticClock>, SyntheticClock) {
+        let config = EngineConfig::default();
+        let options = EngineOptions {
+            handle_ctrl_c: false,
+            ..EngineOptions::default()
+        };
+        let mut world =
+            build_world::<NoGame, laige_core::Fpx16_16>(&mut NoGame, &config, Vec::new(), &options)
+                .unwrap();
+        world.register_system("noop", 0, |_| Ok(())).unwrap();
+        let clock = SyntheticClock::new(0);
+        let mut s = Session::new(
+            world,
+            &config,
+            &options,
+            MathBackend::FixedPoint16_16,
+            clock.clone(),
+        )
+        .unwrap();
+        s.start("test", 60).unwrap();
+        (s, clock)
+    }
+
+    #[test]
+    fn platform_events_are_queued_shown_and_drive_the_lifecycle() {
+        let (mut s, clock) = session();
+        let mut game = Keys::default();
+        // A key at 20 ms (tick 1's interval) is queued for tick 1 and shown.
+        s.input_event(&mut game, 20_000_000, press(KeyCode::B), 0);
+        assert_eq!(game.seen, [(1, press(KeyCode::B))]);
+        assert_eq!(s.game_loop.world().input().pending_len(), 1);
+        // An action raised by a callback is stamped like its event.
+        s.input_event(&mut game, 21_000_000, press(KeyCode::A), 0);
+        let pending: Vec<_> = s
+            .game_loop
+            .world()
+            .input()
+            .pending()
+            .map(|e| e.kind)
+            .collect();
+        assert_eq!(
+            pending,
+            [
+                press(KeyCode::B),
+                press(KeyCode::A),
+                InputKind::Action { id: 7, value: 3 }
+            ]
+        );
+        // Pause, step twice while paused, resume.
+        clock.set_ns(40_000_000);
+        assert!(s.run_frame(&mut game).is_some()); // ticks 0 and 1
+        assert_eq!(s.game_loop.current_tick(), 2);
+        s.input_event(&mut game, 40_000_000, press(KeyCode::P), 0);
+        assert_eq!(s.game_loop.state(), LoopState::Paused);
+        s.input_event(&mut game, 40_000_000, press(KeyCode::S), 0);
+        s.input_event(&mut game, 40_000_000, press(KeyCode::S), 0);
+        assert_eq!(s.game_loop.current_tick(), 4);
+        s.input_event(&mut game, 40_000_000, press(KeyCode::P), 0);
+        assert_eq!(s.game_loop.state(), LoopState::Running);
+        // Interpolation off: the alpha word says "draw the last tick".
+        assert!(s.interpolation);
+        assert!(s.alpha_word(45_000_000) < ALPHA_CURRENT);
+        s.input_event(&mut game, 45_000_000, press(KeyCode::I), 0);
+        assert!(!s.interpolation);
+        assert_eq!(s.alpha_word(45_000_000), ALPHA_CURRENT);
+        // Exit: the ordered shutdown reports the game's exit.
+        s.input_event(&mut game, 46_000_000, press(KeyCode::Q), 0);
+        assert!(s.should_stop());
+        let report = s.shutdown(None::<&mut NoPresenter>);
+        assert!(matches!(report.exit, ExitReason::GameExit));
+        assert_eq!(report.ticks, 4);
+    }
+
+    #[test]
+    fn too_many_actions_in_one_callback_are_counted_not_queued() {
+        struct Spam;
+        impl Game for Spam {
+            fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
+                Ok(())
+            }
+            fn on_frame(&mut self, _: &World, control: &mut Control) {
+                for i in 0..20 {
+                    control.action(i, 0);
+                }
+            }
+        }
+        let (mut s, _clock) = session();
+        let (_, events) = laige_core::diag::capture_events(|| {
+            s.frame_callback(&mut Spam, 1, 0, 0);
+        });
+        assert_eq!(
+            s.game_loop.world().input().pending_len(),
+            crate::MAX_ACTIONS_PER_CALLBACK
+        );
+        assert!(
+            events
+                .iter()
+                .any(|e| e.is(events::ACTIONS_DROPPED) && e.field("dropped") == Some("4"))
+        );
+    }
+}
