@@ -32,8 +32,8 @@
 //! the loop's clock, assigned to the tick it falls in, delivered at that
 //! tick's start — which is what makes a run replayable. Engine-level keys
 //! (pause, step, interpolation, quit) are handled in
-//! [`Game::on_input`](laige_engine::Game::on_input) through
-//! [`Control`](laige_engine::Control): they change the lifecycle, not the
+//! [`Game::on_input`] through
+//! [`Control`]: they change the lifecycle, not the
 //! simulation. Presentation hands one sprite per entity (current and
 //! previous position) to the render thread; the renderer interpolates with
 //! the frame's alpha.
