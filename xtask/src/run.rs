@@ -104,7 +104,18 @@ pub fn test() -> anyhow::Result<()> {
     //    `--cfg loom` in their own target dir.
     for (pkg, t) in test_targets(|name, _| name.contains("loom")) {
         let mut c = cargo();
-        c.args(["test", "--release", "-p", &pkg, "--test", &t]);
+        // Without default features: the models check the concurrent core
+        // (handoff, rate limiter), and the GL/winit stack compiled under
+        // `--cfg loom` would only cost minutes.
+        c.args([
+            "test",
+            "--release",
+            "--no-default-features",
+            "-p",
+            &pkg,
+            "--test",
+            &t,
+        ]);
         c.env("RUSTFLAGS", "--cfg loom");
         c.env("CARGO_TARGET_DIR", root().join("target/loom"));
         if !step(&format!("loom: {pkg}/{t}"), c)? {
