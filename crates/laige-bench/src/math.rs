@@ -14,11 +14,15 @@
 //!   it: operands are chosen so no result overflows. Ours round to nearest
 //!   (ties to even) and saturate; the same values take the same paths.
 //! - `math.<op>.fx_vs_i16f16`, `math.<op>.fx_vs_f32`: ratios of the medians.
-//! - `math.kernel_1m.{fx,fp,f32}_ns`: median ns per element of
-//!   `pos += vel * dt; pos = pos.clamp(lo, hi)` over 1M `Vec2` elements
-//!   (16 MB of state: memory-bound as a real sim pass is), on `Fpx16_16`,
-//!   `Fp32Pinned` and plain `f32` structs. `math.kernel_1m.{fx,fp}_vs_f32`:
-//!   the ratios.
+//! - `math.kernel_1m.{fx,fp,f32}_ns`: median ns per element of the same
+//!   user code on each side, `*p = (*p + v * dt).clamp(lo, hi)` over 1M
+//!   elements of `Vec<Vec2<Fpx16_16>>`, `Vec<Vec2<Fp32Pinned>>` and a plain
+//!   `f32` `V2` with the ops a user's own type would have (`+`, `* f32`,
+//!   component-wise `f32::clamp`); `dt`, `lo`, `hi` go through `black_box`
+//!   on every side. 16 MB of state per side: the `f32` pass is
+//!   memory-bound, as a real sim pass is; the `Fpx16_16` one is bound by
+//!   its vector ALU work (see `docs/api/math.md`, Performance).
+//!   `math.kernel_1m.{fx,fp}_vs_f32`: the ratios.
 
 use std::hint::black_box;
 
@@ -271,11 +275,51 @@ pub fn run(b: &mut Bench) {
     }
 }
 
-/// Plain-`f32` 2D vector for the baseline kernel.
+/// Plain-`f32` 2D vector for the baseline kernel, with the ops a user's
+/// own `f32` vector type would have, so its kernel is the same expression
+/// as the `Vec2` ones.
 #[derive(Clone, Copy)]
 struct V2 {
     x: f32,
     y: f32,
+}
+
+impl V2 {
+    /// Both components `v`.
+    fn splat(v: f32) -> Self {
+        Self { x: v, y: v }
+    }
+
+    /// Component-wise `f32::clamp`.
+    #[inline]
+    fn clamp(self, lo: Self, hi: Self) -> Self {
+        Self {
+            x: self.x.clamp(lo.x, hi.x),
+            y: self.y.clamp(lo.y, hi.y),
+        }
+    }
+}
+
+impl std::ops::Add for V2 {
+    type Output = Self;
+    #[inline]
+    fn add(self, rhs: Self) -> Self {
+        Self {
+            x: self.x + rhs.x,
+            y: self.y + rhs.y,
+        }
+    }
+}
+
+impl std::ops::Mul<f32> for V2 {
+    type Output = Self;
+    #[inline]
+    fn mul(self, rhs: f32) -> Self {
+        Self {
+            x: self.x * rhs,
+            y: self.y * rhs,
+        }
+    }
 }
 
 /// `pos += vel * dt; pos = clamp(pos, lo, hi)` over 1M elements, for
@@ -325,6 +369,8 @@ fn kernel(b: &mut Bench) {
     let fp_lo = Vec2::splat(Fp32Pinned::from_i32(-1000));
     let fp_hi = Vec2::splat(Fp32Pinned::from_i32(1000));
     let f_dt = 1.0f32 / 60.0;
+    let f_lo = V2::splat(-1000.0);
+    let f_hi = V2::splat(1000.0);
 
     let mut run_fx = || {
         let (dt, lo, hi) = black_box((fx_dt, fx_lo, fx_hi));
@@ -341,10 +387,9 @@ fn kernel(b: &mut Bench) {
         black_box(&mut fp_pos);
     };
     let mut run_f = || {
-        let (dt, lo, hi) = black_box((f_dt, -1000.0f32, 1000.0f32));
-        for (p, v) in f_pos.iter_mut().zip(black_box(&f_vel)) {
-            p.x = (p.x + v.x * dt).clamp(lo, hi);
-            p.y = (p.y + v.y * dt).clamp(lo, hi);
+        let (dt, lo, hi) = black_box((f_dt, f_lo, f_hi));
+        for (p, &v) in f_pos.iter_mut().zip(black_box(&f_vel)) {
+            *p = (*p + v * dt).clamp(lo, hi);
         }
         black_box(&mut f_pos);
     };
