@@ -38,8 +38,8 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
 use laige_demo::Demo;
 use laige_engine::{
@@ -148,8 +148,11 @@ fn windowed_startup(b: &mut Bench, demo: &Path) {
     let session = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
     let (xvfb, display) = match session {
         Some(d) => (None, d),
-        None => match start_xvfb() {
-            Some((child, d)) => (Some(child), d),
+        None => match laige_testkit::PrivateXvfb::start(180..220, "1280x800x24") {
+            Some(x) => {
+                let d = x.display().to_owned();
+                (Some(x), d)
+            }
             None => {
                 eprintln!(
                     "engine: engine.startup.windowed_first_present_ms skipped: no X display and no Xvfb to start (install xvfb)"
@@ -181,9 +184,7 @@ fn windowed_startup(b: &mut Bench, demo: &Path) {
             }
         }
     }
-    if let Some(child) = xvfb {
-        stop_xvfb(child, &display);
-    }
+    drop(xvfb);
     match failure {
         Some(e) => eprintln!("engine: windowed startup skipped: {e}"),
         None => {
@@ -243,58 +244,4 @@ fn demo_fps(b: &mut Bench, name: &str, entities: u32) {
         }
         Err(e) => eprintln!("engine: demo_fps.{name} failed: {e}"),
     }
-}
-
-/// A private Xvfb on the first free display number from 180 on.
-fn start_xvfb() -> Option<(Child, String)> {
-    for n in 180..220 {
-        if Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-        {
-            continue;
-        }
-        let display = format!(":{n}");
-        let mut child = Command::new("Xvfb")
-            .args([
-                display.as_str(),
-                "-screen",
-                "0",
-                "1280x800x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
-                return Some((child, display));
-            }
-            if !matches!(child.try_wait(), Ok(None)) || Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    None
-}
-
-fn stop_xvfb(mut xvfb: Child, display: &str) {
-    let _ = Command::new("kill")
-        .args(["-TERM", &xvfb.id().to_string()])
-        .status();
-    let deadline = Instant::now() + Duration::from_secs(1);
-    while matches!(xvfb.try_wait(), Ok(None)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = xvfb.kill();
-    let _ = xvfb.wait();
-    let n = display.trim_start_matches(':');
-    let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{n}"));
-    let _ = std::fs::remove_file(format!("/tmp/.X{n}-lock"));
 }

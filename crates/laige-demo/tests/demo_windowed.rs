@@ -19,8 +19,7 @@
 #![allow(clippy::print_stdout, reason = "a harness-less test reports on stdout")]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitCode};
 
 const DEMO: &str = env!("CARGO_BIN_EXE_laige-demo");
 /// The demo's clear color ([0.06, 0.07, 0.10] × 255, rounded).
@@ -51,60 +50,6 @@ fn skip_or_fail(why: &str) -> ExitCode {
         ));
         ExitCode::SUCCESS
     }
-}
-
-/// A private Xvfb on the first free display number from 140 on.
-fn start_xvfb() -> Option<(Child, String)> {
-    for n in 140..180 {
-        if Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-        {
-            continue;
-        }
-        let display = format!(":{n}");
-        let mut child = Command::new("Xvfb")
-            .args([
-                display.as_str(),
-                "-screen",
-                "0",
-                "1280x800x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
-                return Some((child, display));
-            }
-            if !matches!(child.try_wait(), Ok(None)) || Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    None
-}
-
-fn stop_xvfb(mut xvfb: Child, display: &str) {
-    let _ = Command::new("kill")
-        .args(["-TERM", &xvfb.id().to_string()])
-        .status();
-    let deadline = Instant::now() + Duration::from_secs(1);
-    while matches!(xvfb.try_wait(), Ok(None)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = xvfb.kill();
-    let _ = xvfb.wait();
-    let n = display.trim_start_matches(':');
-    let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{n}"));
-    let _ = std::fs::remove_file(format!("/tmp/.X{n}-lock"));
 }
 
 /// A binary PPM (P6): (width, height, RGB bytes).
@@ -213,18 +158,17 @@ fn main() -> ExitCode {
     });
     let (xvfb, display) = match session {
         Some(("DISPLAY", d)) => (None, d),
-        _ => match start_xvfb() {
-            Some((child, d)) => {
+        _ => match laige_testkit::PrivateXvfb::start(140..180, "1280x800x24") {
+            Some(x) => {
+                let d = x.display().to_owned();
                 line(&format!("demo_windowed: started Xvfb on {d}"));
-                (Some(child), d)
+                (Some(x), d)
             }
             None => return skip_or_fail("no X11 display and no Xvfb to start"),
         },
     };
     let outcome = check(&display);
-    if let Some(child) = xvfb {
-        stop_xvfb(child, &display);
-    }
+    drop(xvfb);
     match outcome {
         Ok(msg) => {
             line(&msg);

@@ -15,9 +15,7 @@
 
 mod gl_support;
 
-use std::path::Path;
-use std::process::{Child, Command, ExitCode, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitCode};
 
 use gl_support::*;
 use std::sync::{Arc, Mutex};
@@ -242,68 +240,11 @@ impl ApplicationHandler for App {
 /// Set on the re-run against the private Xvfb (so it never starts another).
 const UNDER_PRIVATE_XVFB: &str = "LAIGE_GL_WINDOWED_PRIVATE_XVFB";
 
-/// A private Xvfb on the first free display number from 90 on, once its
-/// socket exists; `None` when Xvfb is not installed or never came up.
-fn start_xvfb() -> Option<(Child, String)> {
-    for n in 90..130 {
-        if Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-        {
-            continue;
-        }
-        let display = format!(":{n}");
-        let mut child = Command::new("Xvfb")
-            .args([
-                display.as_str(),
-                "-screen",
-                "0",
-                "320x240x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?; // not installed: no point trying other numbers
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
-                return Some((child, display));
-            }
-            // Exited (e.g. lost a race for the number): try the next one.
-            if !matches!(child.try_wait(), Ok(None)) || Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    None
-}
-
-/// Stops our Xvfb politely (SIGTERM, so it removes its socket and lock),
-/// then forcefully after a second, and removes what it left behind.
-fn stop_xvfb(mut xvfb: Child, display: &str) {
-    let _ = Command::new("kill")
-        .args(["-TERM", &xvfb.id().to_string()])
-        .status();
-    let deadline = Instant::now() + Duration::from_secs(1);
-    while matches!(xvfb.try_wait(), Ok(None)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = xvfb.kill();
-    let _ = xvfb.wait();
-    let n = display.trim_start_matches(':');
-    let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{n}"));
-    let _ = std::fs::remove_file(format!("/tmp/.X{n}-lock"));
-}
-
 /// Re-runs this test binary against a private Xvfb and returns its verdict.
 fn run_under_private_xvfb() -> Option<ExitCode> {
     let exe = std::env::current_exe().ok()?;
-    let (xvfb, display) = start_xvfb()?;
+    let xvfb = laige_testkit::PrivateXvfb::start(90..130, "320x240x24")?;
+    let display = xvfb.display().to_owned();
     visible_line(&format!(
         "gl_windowed: no session display; started Xvfb on {display}"
     ));
@@ -312,7 +253,7 @@ fn run_under_private_xvfb() -> Option<ExitCode> {
         .env_remove("WAYLAND_DISPLAY")
         .env(UNDER_PRIVATE_XVFB, "1")
         .status();
-    stop_xvfb(xvfb, &display);
+    drop(xvfb);
     Some(match status {
         Ok(s) if s.success() => ExitCode::SUCCESS,
         Ok(_) => ExitCode::FAILURE,
