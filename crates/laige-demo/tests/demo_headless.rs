@@ -5,20 +5,9 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-const DEMO: &str = env!("CARGO_BIN_EXE_laige-demo");
+mod support;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(DEMO)
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("the demo binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use support::{DEMO, run};
 
 fn field<'a>(report: &'a str, name: &str) -> &'a str {
     report

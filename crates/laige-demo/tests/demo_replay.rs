@@ -5,25 +5,13 @@
 //! a clear message, never a panic.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use laige_engine::input::InputKind;
 use laige_engine::sim::replay::{Record, Replay, ReplayRecorder};
 
-const DEMO: &str = env!("CARGO_BIN_EXE_laige-demo");
+mod support;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(DEMO)
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("the demo binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use support::run;
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("laige-demo-replay-{name}-{}", std::process::id()));
