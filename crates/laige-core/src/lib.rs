@@ -11,8 +11,10 @@
 //! 3. **Diagnostics** ([`diag`]): structured, rate-limited events on
 //!    `tracing`, and the allocation watch ([`alloc_watch`]) that proves the
 //!    hot paths allocate nothing.
-//! 4. **Time** ([`clock`]): the monotonic clock trait, the steady clock, and
-//!    the synthetic clock tests and replays use.
+//! 4. **Time** ([`clock`], [`RateGrid`]): the monotonic clock trait, the
+//!    steady clock, the synthetic clock tests and replays use, and the one
+//!    exact integer time grid that ticks, input stamps and frame deadlines
+//!    sit on.
 //!
 //! **Architecture invariant:** laige-core depends on no other laige crate,
 //! spawns no thread and does no I/O beyond what a binary asks of it (the
@@ -26,7 +28,9 @@ pub mod diag;
 mod error;
 mod event_id;
 pub mod math;
+mod rate_grid;
 
 pub use error::{Error, ErrorCode, Result};
 pub use event_id::EventId;
 pub use math::{Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};
+pub use rate_grid::{NANOS_PER_SEC, RateGrid};
