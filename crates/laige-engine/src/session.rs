@@ -20,6 +20,14 @@
 //! Every exit reason is decided here (the game's exit, a failing tick, the
 //! render side failing, Ctrl-C, the limit); a driver only names the reason
 //! it ends for when the session has none (the window closed).
+//!
+//! Errors are logged once, where the session decides what they mean: a
+//! failing tick as `engine/system_failed`, a failing render side as
+//! `engine/render_failed` (at shutdown, when the render thread's error is
+//! collected), a failed setup as `engine/setup_failed`; each is then
+//! carried in the report (or returned) and not logged again. Errors the
+//! engine only passes back to its caller before a run starts are logged,
+//! if at all, where they are made.
 
 // det-allow-file(wall-clock): the engine reads `SteadyClock` for the run report's wall times only (diagnostics, never sim state)
 
@@ -56,8 +64,9 @@ pub(crate) fn build_world<G: Game, S: EngineScalar>(
     Ok(world)
 }
 
+/// A failed setup ends the run before it starts: logged once here, as
+/// `engine/setup_failed` naming the error, which is then returned.
 fn setup_failed(err: Error) -> Error {
-    laige_core::diag::report(&err);
     event!(Warn, events::SETUP_FAILED, error = %err);
     err
 }
