@@ -68,6 +68,17 @@ pub const SPAWN_BUDGET_EXCEEDED: EventId = EventId::new("world", "spawn_budget_e
 /// than the per-frame budget; fields `frame`, `despawns`, `budget`.
 pub const DESPAWN_BUDGET_EXCEEDED: EventId = EventId::new("world", "despawn_budget_exceeded");
 
+/// `input/queue_overflow` (Warn): a push found the queue full; the event
+/// was rejected. Fields `capacity`, `overflowed` (total), `tick`.
+pub const QUEUE_OVERFLOW: EventId = EventId::new("input", "queue_overflow");
+/// `input/capacity_invalid`: a queue capacity outside
+/// `1..=MAX_INPUT_CAPACITY`, or below the events already pending
+/// (InvalidArgument + one rate-limited warn).
+pub const CAPACITY_INVALID: EventId = EventId::new("input", "capacity_invalid");
+/// `input/script_invalid`: a scripted input entry with a negative time
+/// (InvalidArgument + one rate-limited warn).
+pub const SCRIPT_INVALID: EventId = EventId::new("input", "script_invalid");
+
 /// `profiler/config_invalid`: a ring capacity or system-slot count outside
 /// its range (InvalidArgument + rate-limited warn).
 pub const PROFILER_CONFIG_INVALID: EventId = EventId::new("profiler", "config_invalid");

@@ -82,3 +82,16 @@ pub use replay::{Replay, ReplayHeader, ReplayInput, ReplayRecorder};
 pub use state_hash::{StateHash, StateHasher};
 pub use system::{SystemContext, SystemSchedule};
 pub use world::{World, WorldConfig};
+
+// The root joins the two layers: the loop is what a script feeds, and the
+// script (below the loop) names it only through this trait.
+impl<C: laige_core::clock::MonotonicClock> input::ScriptTarget for GameLoop<C> {
+    fn reach_tick(&self) -> u64 {
+        self.current_tick()
+            .saturating_add(u64::from(self.max_catch_up_ticks()))
+    }
+
+    fn input_queue_mut(&mut self) -> &mut input::InputQueue {
+        self.world_mut().input_mut()
+    }
+}
