@@ -65,7 +65,7 @@ use laige_engine::hecs::Entity;
 use laige_engine::input::{ButtonState, CoordSpace, InputKind, InputPoint, KeyCode, ScriptAt};
 use laige_engine::render::gl::{Sprite, ViewRect};
 use laige_engine::sim::StateHash;
-use laige_engine::workload::{
+use laige_engine::sim::workload::{
     self, Position, PrevPosition, SplitMix64, Velocity, WorkloadConfig, WorkloadParams,
 };
 use laige_engine::{Control, EngineConfig, EngineScalar, Game, Setup, Vec2, World};

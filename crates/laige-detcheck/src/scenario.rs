@@ -9,7 +9,7 @@ use laige_sim::replay::{
     WorldTarget,
 };
 use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig};
-use laige_sim::{StateHash, StateHasher, World, state_hash::hash_of};
+use laige_sim::{StateHash, StateHasher, World, hash_of};
 
 use crate::input::{Script, TickInput};
 

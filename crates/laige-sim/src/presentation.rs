@@ -11,8 +11,8 @@
 //! ```
 //! use laige_core::clock::SyntheticClock;
 //! use laige_core::Fpx16_16;
-//! use laige_sim::game_loop::{GameLoop, GameLoopOptions};
-//! use laige_sim::presentation::PresentationSnapshot;
+//! use laige_sim::{GameLoop, GameLoopOptions};
+//! use laige_sim::PresentationSnapshot;
 //! use laige_sim::workload::{self, Position, WorkloadConfig};
 //! use laige_sim::World;
 //!

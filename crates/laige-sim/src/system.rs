@@ -225,7 +225,7 @@ impl SystemSchedule {
 /// the tick's input events and its own name.
 ///
 /// Spawns and despawns through the context count against the per-frame
-/// churn budgets ([`guardrails`](crate::guardrails)). Queries are hecs's:
+/// churn budgets ([`ChurnBudget`](crate::ChurnBudget)). Queries are hecs's:
 /// [`query_mut`](Self::query_mut) for exclusive iteration (the fast path:
 /// no dynamic borrow checks, hecs's per-world archetype-match cache),
 /// [`query`](Self::query) for shared, dynamically checked borrows.

@@ -3,7 +3,7 @@
 
 use laige_core::clock::SyntheticClock;
 use laige_sim::World;
-use laige_sim::game_loop::{GameLoop, GameLoopOptions, due_ticks};
+use laige_sim::{GameLoop, GameLoopOptions, due_ticks};
 
 fn counting_loop(rate: u32, cap: u32) -> (GameLoop<SyntheticClock>, SyntheticClock) {
     let mut world = World::default();

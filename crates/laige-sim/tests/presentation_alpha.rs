@@ -3,10 +3,10 @@
 
 use laige_core::clock::SyntheticClock;
 use laige_core::{ErrorCode, EventId, Fpx16_16};
+use laige_sim::PresentationSnapshot;
 use laige_sim::World;
-use laige_sim::game_loop::{Alpha, GameLoop, GameLoopOptions};
-use laige_sim::presentation::PresentationSnapshot;
 use laige_sim::workload::{self, Position, WorkloadConfig};
+use laige_sim::{Alpha, GameLoop, GameLoopOptions};
 
 fn steps(seed: u64) -> impl FnMut() -> i64 {
     let mut x = seed;

@@ -2,9 +2,9 @@
 
 use laige_core::Fpx16_16;
 use laige_core::clock::{SteadyClock, SyntheticClock};
-use laige_sim::game_loop::{Alpha, FrameInfo, GameLoop, GameLoopOptions, GameLoopStats};
-use laige_sim::presentation::PresentationSnapshot;
+use laige_sim::PresentationSnapshot;
 use laige_sim::workload::Position;
+use laige_sim::{Alpha, FrameInfo, GameLoop, GameLoopOptions, GameLoopStats};
 use laige_sim::{Profiler, SystemSchedule, World};
 
 fn send<T: Send>() {}

@@ -30,7 +30,7 @@ pub const NANOS_PER_SEC: u64 = 1_000_000_000;
 /// clock reading below the reference) counts as 0.
 ///
 /// ```
-/// use laige_sim::game_loop::due_ticks;
+/// use laige_sim::due_ticks;
 /// assert_eq!(due_ticks(10_000_000_000, 60), 600);
 /// assert_eq!(due_ticks(16_666_666, 60), 0); // one ns short of the first tick
 /// assert_eq!(due_ticks(16_666_667, 60), 1);
@@ -51,7 +51,7 @@ pub const fn due_ticks(elapsed_ns: i64, tick_rate_hz: u32) -> u64 {
 /// `floor(ticks × 10⁹ / tick_rate_hz)` (exact; saturates at `u64::MAX`).
 ///
 /// ```
-/// use laige_sim::game_loop::ticks_to_ns;
+/// use laige_sim::ticks_to_ns;
 /// assert_eq!(ticks_to_ns(3600, 60), 60_000_000_000); // 60.000 s, no drift
 /// assert_eq!(ticks_to_ns(1, 60), 16_666_666);
 /// ```

@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use laige_core::clock::SyntheticClock;
-//! use laige_sim::game_loop::{GameLoop, GameLoopOptions};
+//! use laige_sim::{GameLoop, GameLoopOptions};
 //! use laige_sim::World;
 //!
 //! let mut world = World::default();
@@ -55,7 +55,7 @@ use laige_core::alloc_watch;
 use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::{Error, ErrorCode, Result};
 
-pub use due::{Alpha, NANOS_PER_SEC, due_ticks, ticks_to_ns};
+pub use due::{Alpha, due_ticks, ticks_to_ns};
 pub use hooks::{LoopHooks, OnBeginFrame, OnEndFrame, OnTick};
 pub use lifecycle::LoopState;
 pub use options::{
