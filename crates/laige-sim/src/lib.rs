@@ -76,6 +76,7 @@
 extern crate self as laige_sim;
 
 mod emit;
+mod entities;
 pub mod events;
 mod game_loop;
 mod guardrails;
@@ -88,6 +89,7 @@ mod system;
 pub mod workload;
 mod world;
 
+pub use entities::Entities;
 pub use game_loop::{
     AllocCheck, Alpha, DEFAULT_MAX_CATCH_UP_TICKS, DEFAULT_TICK_RATE_HZ, FrameInfo, GameLoop,
     GameLoopOptions, GameLoopStats, LoopHooks, LoopState, MAX_TICK_RATE_HZ, MIN_TICK_RATE_HZ,

@@ -53,7 +53,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 #[cfg(debug_assertions)]
 use laige_core::alloc_watch;
 use laige_core::clock::{MonotonicClock, SteadyClock};
-use laige_core::{Error, ErrorCode, Result};
+use laige_core::{Error, ErrorCode, Result, panic_message};
 
 pub use due::{Alpha, due_ticks, ticks_to_ns};
 pub use hooks::{LoopHooks, OnBeginFrame, OnEndFrame, OnTick};
@@ -65,7 +65,7 @@ pub use options::{
 pub use stats::{FrameInfo, GameLoopStats};
 
 use crate::profiler::Profiler;
-use crate::system::{SystemSchedule, panic_message};
+use crate::system::SystemSchedule;
 use crate::{World, emit, events};
 use lifecycle::{Transition, next_state};
 
