@@ -3,7 +3,10 @@
 //!
 //! - laige-core depends on no other laige crate;
 //! - laige-render never depends on laige-sim (directly or transitively);
-//! - laige-sim never depends on laige-render.
+//! - laige-sim never depends on laige-render;
+//! - sim and render meet only in the engine, the bench and the tools: no
+//!   other crate depends directly on both (dev-dependencies included, so a
+//!   test cannot join them either).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -24,6 +27,11 @@ const FORBIDDEN: &[(&str, &str)] = &[
     ("laige-core", "laige-macros"),
 ];
 
+/// The crates that may depend directly on both laige-sim and laige-render:
+/// the engine joins them for games, the bench measures them together, and
+/// the tools (detcheck, xtask) drive whole runs.
+const MEET_ALLOWED: &[&str] = &["laige-engine", "laige-bench", "laige-detcheck", "xtask"];
+
 /// `cargo metadata --no-deps` as JSON.
 pub fn metadata() -> anyhow::Result<serde_json::Value> {
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
@@ -40,23 +48,19 @@ pub fn metadata() -> anyhow::Result<serde_json::Value> {
     Ok(serde_json::from_slice(&out.stdout)?)
 }
 
-/// Runs the check; an error lists every violated edge.
-pub fn check(meta: &serde_json::Value) -> anyhow::Result<()> {
-    let graph = workspace_graph(meta);
-    let violations = violations(&graph);
-    if violations.is_empty() {
-        println!("crate edges: ok ({} workspace crates)", graph.len());
-        Ok(())
-    } else {
-        for v in &violations {
-            println!("crate edge violated: {v}");
-        }
-        bail!("{} crate-edge violation(s)", violations.len())
-    }
+/// Every violated edge rule, one line each.
+pub fn all_violations(meta: &serde_json::Value) -> Vec<String> {
+    let mut out = violations(&workspace_graph(meta, false));
+    out.extend(meet_violations(&workspace_graph(meta, true)));
+    out
 }
 
-/// Workspace crate → its (normal and build) dependencies on workspace crates.
-fn workspace_graph(meta: &serde_json::Value) -> BTreeMap<String, BTreeSet<String>> {
+/// Workspace crate → its (normal and build, plus dev with `include_dev`)
+/// dependencies on workspace crates.
+fn workspace_graph(
+    meta: &serde_json::Value,
+    include_dev: bool,
+) -> BTreeMap<String, BTreeSet<String>> {
     let mut graph = BTreeMap::new();
     let packages = meta["packages"].as_array().cloned().unwrap_or_default();
     let names: BTreeSet<String> = packages
@@ -71,7 +75,7 @@ fn workspace_graph(meta: &serde_json::Value) -> BTreeMap<String, BTreeSet<String
             .as_array()
             .into_iter()
             .flatten()
-            .filter(|d| d["kind"].as_str() != Some("dev"))
+            .filter(|d| include_dev || d["kind"].as_str() != Some("dev"))
             .filter_map(|d| d["name"].as_str())
             .filter(|d| names.contains(*d))
             .map(str::to_owned)
@@ -99,6 +103,25 @@ fn violations(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
         .iter()
         .filter(|(from, to)| graph.contains_key(*from) && reachable(graph, from).contains(*to))
         .map(|(from, to)| format!("{from} -> {to} (forbidden: see docs/ARCHITECTURE.md)"))
+        .collect()
+}
+
+/// Crates outside [`MEET_ALLOWED`] that depend directly on both laige-sim
+/// and laige-render.
+fn meet_violations(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    graph
+        .iter()
+        .filter(|(name, deps)| {
+            !MEET_ALLOWED.contains(&name.as_str())
+                && deps.contains("laige-sim")
+                && deps.contains("laige-render")
+        })
+        .map(|(name, _)| {
+            format!(
+                "{name} -> laige-sim + laige-render (sim and render meet only in {})",
+                MEET_ALLOWED.join(", ")
+            )
+        })
         .collect()
 }
 
@@ -144,5 +167,20 @@ mod tests {
     fn core_depending_on_a_laige_crate_is_caught() {
         let g = graph(&[("laige-core", "laige-sim")]);
         assert_eq!(violations(&g).len(), 1);
+    }
+
+    #[test]
+    fn sim_and_render_meet_only_in_the_allowed_crates() {
+        let g = graph(&[
+            ("laige-engine", "laige-sim"),
+            ("laige-engine", "laige-render"),
+            ("laige-demo", "laige-engine"),
+            ("laige-demo", "laige-render"),
+        ]);
+        assert!(meet_violations(&g).is_empty(), "through the engine is fine");
+        let g = graph(&[("laige-demo", "laige-sim"), ("laige-demo", "laige-render")]);
+        let v = meet_violations(&g);
+        assert_eq!(v.len(), 1);
+        assert!(v[0].starts_with("laige-demo -> laige-sim + laige-render"));
     }
 }

@@ -1,21 +1,15 @@
-//! `cargo xtask lint`: the crate-edge check and the determinism lint.
+//! `cargo xtask lint`: the repository rules of [`tidy`] (crate edges, the
+//! determinism lint, render naming no sim type, the code map) — the same
+//! functions `cargo test -p xtask` runs as the `tidy` test.
 
 use anyhow::bail;
 
-use crate::detlint;
-use crate::edges;
 use crate::run::root;
+use crate::{detlint, edges, tidy};
 
-fn strings(v: &serde_json::Value) -> Vec<String> {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s.as_str().map(str::to_owned))
-        .collect()
-}
-
-/// Runs both checks. `--list-allowed` also prints every escape-hatch use;
-/// `--rules` prints the rules and exits.
+/// Runs every rule and reports every failure. `--list-allowed` also prints
+/// every use of the determinism lint's escape hatch; `--rules` prints the
+/// determinism rules and exits.
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     if args.iter().any(|a| a == "--rules") {
         for (name, why) in detlint::RULES {
@@ -28,40 +22,47 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     }
     let list_allowed = !args.is_empty();
     let meta = edges::metadata()?;
+    let root = root();
     let mut failed = Vec::new();
-    if let Err(e) = edges::check(&meta) {
-        println!("{e:#}");
-        failed.push("crate edges".to_owned());
-    }
-
-    let scope = &meta["metadata"]["laige"]["determinism"];
-    let paths = strings(&scope["paths"]);
-    let exclude = strings(&scope["exclude"]);
-    if paths.is_empty() {
-        bail!("no determinism lint scope: set [workspace.metadata.laige.determinism] paths");
-    }
-    let (bad, allowed, n_files) = detlint::lint_paths(&root(), &paths, &exclude)?;
-    for line in &bad {
-        println!("{line}");
+    for (name, rule) in tidy::RULES {
+        let bad = rule(&root, &meta)?;
+        for line in &bad {
+            println!("{line}");
+        }
+        if bad.is_empty() {
+            println!("{name}: ok");
+        } else {
+            println!("{name}: {} failure(s)", bad.len());
+            failed.push(*name);
+        }
     }
     if list_allowed {
+        let scope = &meta["metadata"]["laige"]["determinism"];
+        let (_, allowed, n_files) = detlint::lint_paths(
+            &root,
+            &strings(&scope["paths"]),
+            &strings(&scope["exclude"]),
+        )?;
         for line in &allowed {
             println!("{line}");
         }
-    }
-    println!(
-        "determinism lint: {} file(s), {} violation(s), {} allowed use(s) of the escape hatch",
-        n_files,
-        bad.len(),
-        allowed.len()
-    );
-    if !bad.is_empty() {
-        failed.push("determinism lint".to_owned());
+        println!(
+            "determinism lint: {n_files} file(s), {} allowed use(s) of the escape hatch",
+            allowed.len()
+        );
     }
     if failed.is_empty() {
         println!("lint: ok");
         Ok(())
     } else {
-        anyhow::bail!("lint failed: {}", failed.join(", "))
+        bail!("lint failed: {}", failed.join(", "))
     }
+}
+
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(str::to_owned))
+        .collect()
 }

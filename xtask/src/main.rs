@@ -25,6 +25,7 @@ mod detlint;
 mod edges;
 mod lint;
 mod run;
+mod tidy;
 
 use std::process::ExitCode;
 

@@ -141,7 +141,7 @@ where
             Ok(value) => Some(value),
             Err(std::env::VarError::NotPresent) => None,
             Err(std::env::VarError::NotUnicode(raw)) => {
-                return super::fail(Error::invalid_argument(
+                return Err(Error::invalid_argument(
                     FILTER_INVALID,
                     var.to_owned(),
                     raw.to_string_lossy(),
@@ -167,16 +167,14 @@ fn parse_filter(cfg: &SubscriberConfig, env_value: Option<&str>) -> Result<EnvFi
         (Some(var), Some(value)) if !value.trim().is_empty() => (var.clone(), value),
         _ => (Cow::Borrowed("default_filter"), &cfg.default_filter),
     };
-    EnvFilter::builder().parse(text).or_else(|e| {
-        super::fail(
-            Error::invalid_argument(
-                FILTER_INVALID,
-                field,
-                format_args!("{text:?}"),
-                FILTER_ACCEPTED,
-            )
-            .with_source(e),
+    EnvFilter::builder().parse(text).map_err(|e| {
+        Error::invalid_argument(
+            FILTER_INVALID,
+            field,
+            format_args!("{text:?}"),
+            FILTER_ACCEPTED,
         )
+        .with_source(e)
     })
 }
 
@@ -240,6 +238,22 @@ mod tests {
         assert_eq!(err.field(), Some("RUST_LOG"));
         assert_eq!(err.value(), Some("\"laige_sim=loud\""));
         assert!(err.accepted().unwrap().contains("warn,laige_sim=debug"));
+    }
+
+    #[test]
+    fn a_bad_filter_is_returned_not_logged() {
+        // The caller decides what a bad filter means (the engine's config
+        // reports it under its dotted key; a binary prints it): logging it
+        // here too would log it twice.
+        let cfg = SubscriberConfig {
+            env_var: None,
+            default_filter: "info,=warn=".into(),
+            ..SubscriberConfig::default()
+        };
+        let (result, events) =
+            super::super::capture_events(|| build_subscriber(&cfg, std::io::sink).map(drop));
+        assert_eq!(result.unwrap_err().id(), FILTER_INVALID);
+        assert!(events.is_empty(), "{events:?}");
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! buffers, which grow only when a frame has more sprites (or more batches)
 //! than any frame before.
 
-use laige_core::{Error, ErrorCode, EventId, Result, diag};
+use laige_core::{Error, ErrorCode, EventId, Result};
 
 /// A view rectangle that is not finite or has `min >= max`.
 const VIEW_INVALID: EventId = EventId::new("sprite_batcher", "view_invalid");
@@ -166,20 +166,20 @@ impl ViewRect {
     /// finite or `min >= max` on an axis.
     pub fn new(min_x: f32, min_y: f32, max_x: f32, max_y: f32) -> Result<Self> {
         if !(min_x.is_finite() && max_x.is_finite()) || min_x >= max_x {
-            return Err(diag::reported(Error::invalid_argument(
+            return Err(Error::invalid_argument(
                 VIEW_INVALID,
                 "view x range",
                 format!("[{min_x}, {max_x}]"),
                 "finite bounds with min_x < max_x",
-            )));
+            ));
         }
         if !(min_y.is_finite() && max_y.is_finite()) || min_y >= max_y {
-            return Err(diag::reported(Error::invalid_argument(
+            return Err(Error::invalid_argument(
                 VIEW_INVALID,
                 "view y range",
                 format!("[{min_y}, {max_y}]"),
                 "finite bounds with min_y < max_y",
-            )));
+            ));
         }
         Ok(Self {
             min: [min_x, min_y],
@@ -301,22 +301,20 @@ impl SpriteBatcher {
         self.stats = BatchStats::default();
         let alpha = params.alpha;
         if !(0.0..=1.0).contains(&alpha) {
-            return Err(diag::reported(Error::invalid_argument(
+            return Err(Error::invalid_argument(
                 ALPHA_INVALID,
                 "alpha",
                 alpha,
                 "0.0..=1.0",
-            )));
+            ));
         }
         let view = params.view;
         ViewRect::new(view.min[0], view.min[1], view.max[0], view.max[1])?;
         if sprites.len() > MAX_SPRITES_PER_FRAME {
-            return Err(diag::reported(
-                Error::new(ErrorCode::InvalidArgument, TOO_MANY_SPRITES)
-                    .with_field("sprites.len()")
-                    .with_value(sprites.len())
-                    .with_accepted(format!("0..={MAX_SPRITES_PER_FRAME} per frame")),
-            ));
+            return Err(Error::new(ErrorCode::InvalidArgument, TOO_MANY_SPRITES)
+                .with_field("sprites.len()")
+                .with_value(sprites.len())
+                .with_accepted(format!("0..={MAX_SPRITES_PER_FRAME} per frame")));
         }
         self.instances.reserve(sprites.len());
 

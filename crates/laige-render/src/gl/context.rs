@@ -26,7 +26,7 @@ use glow::HasContext;
 use glutin::context::{NotCurrentContext, PossiblyCurrentContext};
 use glutin::prelude::{GlSurface, NotCurrentGlContext, PossiblyCurrentGlContext};
 use glutin::surface::{PbufferSurface, Surface, SwapInterval, WindowSurface};
-use laige_core::{Error, ErrorCode, EventId, Result, diag};
+use laige_core::{Error, ErrorCode, EventId, Result};
 use winit::window::Window;
 
 /// A platform call creating the context, its surface or its framebuffer
@@ -160,8 +160,7 @@ impl GlContext {
                     .with_source(e)
             }),
             BoundSurface::Surfaceless => make_current_surfaceless(ctx),
-        }
-        .map_err(diag::reported)?;
+        }?;
         let current = CurrentGlContext { ctx: bound, parts };
         current.bind_target();
         Ok(current)
@@ -286,7 +285,7 @@ impl CurrentGlContext {
                 .with_detail("making the context not current")
                 .with_source(e)
         });
-        let ctx = ctx.map_err(diag::reported)?;
+        let ctx = ctx?;
         Ok(GlContext { ctx, parts })
     }
 
@@ -352,11 +351,9 @@ impl CurrentGlContext {
     pub fn swap_buffers(&self) -> Result<()> {
         match &self.parts.surface {
             BoundSurface::Window { surface, .. } => surface.swap_buffers(&self.ctx).map_err(|e| {
-                diag::reported(
-                    Error::new(ErrorCode::Failed, SWAP_FAILED)
-                        .with_detail("swapping the window surface")
-                        .with_source(e),
-                )
+                Error::new(ErrorCode::Failed, SWAP_FAILED)
+                    .with_detail("swapping the window surface")
+                    .with_source(e)
             }),
             BoundSurface::Pbuffer(_) | BoundSurface::Surfaceless => {
                 // SAFETY: the context is current on this thread (type invariant).
@@ -384,12 +381,10 @@ impl CurrentGlContext {
             surface
                 .set_swap_interval(&self.ctx, interval)
                 .map_err(|e| {
-                    diag::reported(
-                        Error::new(ErrorCode::Unsupported, VSYNC_FAILED)
-                            .with_field("vsync")
-                            .with_value(on)
-                            .with_source(e),
-                    )
+                    Error::new(ErrorCode::Unsupported, VSYNC_FAILED)
+                        .with_field("vsync")
+                        .with_value(on)
+                        .with_source(e)
                 })?;
         }
         self.parts.vsync = on;
@@ -470,12 +465,12 @@ impl CurrentGlContext {
     ) -> Result<()> {
         let len = region_len(x, y, width, height, self.parts.width, self.parts.height)?;
         if out.len() != len {
-            return Err(diag::reported(Error::invalid_argument(
+            return Err(Error::invalid_argument(
                 READ_REGION_INVALID,
                 "out.len()",
                 out.len(),
                 format!("exactly width × height × 4 = {len} bytes"),
-            )));
+            ));
         }
         let gl = &self.parts.gl;
         // SAFETY: the context is current on this thread (type invariant);
@@ -534,11 +529,9 @@ impl CurrentGlContext {
                     break;
                 }
             }
-            Err(diag::reported(
-                Error::new(ErrorCode::Failed, GL_ERROR)
-                    .with_value(format!("GL error 0x{code:04X}"))
-                    .with_detail(doing),
-            ))
+            Err(Error::new(ErrorCode::Failed, GL_ERROR)
+                .with_value(format!("GL error 0x{code:04X}"))
+                .with_detail(doing))
         }
     }
 }
@@ -582,24 +575,10 @@ pub(crate) fn validate_size(width: u32, height: u32, max: u32) -> Result<(NonZer
     let accepted = || format!("1..={max} pixels (the driver's limit, at most {MAX_TARGET_SIZE})");
     let w = NonZeroU32::new(width)
         .filter(|w| w.get() <= max)
-        .ok_or_else(|| {
-            diag::reported(Error::invalid_argument(
-                SIZE_INVALID,
-                "width",
-                width,
-                accepted(),
-            ))
-        })?;
+        .ok_or_else(|| Error::invalid_argument(SIZE_INVALID, "width", width, accepted()))?;
     let h = NonZeroU32::new(height)
         .filter(|h| h.get() <= max)
-        .ok_or_else(|| {
-            diag::reported(Error::invalid_argument(
-                SIZE_INVALID,
-                "height",
-                height,
-                accepted(),
-            ))
-        })?;
+        .ok_or_else(|| Error::invalid_argument(SIZE_INVALID, "height", height, accepted()))?;
     Ok((w, h))
 }
 
@@ -616,20 +595,20 @@ fn region_len(
         len > 0 && start.checked_add(len).is_some_and(|end| end <= max)
     };
     if !fits(x, width, target_w) {
-        return Err(diag::reported(Error::invalid_argument(
+        return Err(Error::invalid_argument(
             READ_REGION_INVALID,
             "x + width",
             format!("{x} + {width}"),
             format!("width ≥ 1 and x + width ≤ {target_w} (the target width)"),
-        )));
+        ));
     }
     if !fits(y, height, target_h) {
-        return Err(diag::reported(Error::invalid_argument(
+        return Err(Error::invalid_argument(
             READ_REGION_INVALID,
             "y + height",
             format!("{y} + {height}"),
             format!("height ≥ 1 and y + height ≤ {target_h} (the target height)"),
-        )));
+        ));
     }
     // Both ≤ MAX_TARGET_SIZE (2^14): the product × 4 fits in 2^30.
     Ok(width as usize * height as usize * 4)

@@ -100,7 +100,7 @@ mod imp {
     use glutin::prelude::NotCurrentGlContext;
     use glutin::surface::{PbufferSurface, SurfaceAttributesBuilder};
 
-    use laige_core::{Error, ErrorCode, Result, diag};
+    use laige_core::{Error, ErrorCode, Result};
 
     use super::super::context::{BoundSurface, CREATE_FAILED, CurrentGlContext, MAX_TARGET_SIZE};
     use super::super::context::{Offscreen, Parts, gl_i32, next_context_id, validate_size};
@@ -108,14 +108,12 @@ mod imp {
 
     pub(super) fn create(config: &HeadlessConfig) -> Result<CurrentGlContext> {
         let devices = egl::device::Device::query_devices().map_err(|e| {
-            diag::reported(
-                Error::new(ErrorCode::Unsupported, CREATE_FAILED)
-                    .with_detail(
-                        "EGL device enumeration is unavailable \
+            Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+                .with_detail(
+                    "EGL device enumeration is unavailable \
                          (is libEGL installed, e.g. Debian's libegl1 + libegl-mesa0?)",
-                    )
-                    .with_source(e),
-            )
+                )
+                .with_source(e)
         })?;
         let mut tried = String::new();
         let mut any_failed = false;
@@ -138,10 +136,8 @@ mod imp {
             }
         }
         if tried.is_empty() {
-            return diag::fail(
-                Error::new(ErrorCode::Unsupported, CREATE_FAILED)
-                    .with_detail("EGL lists no device"),
-            );
+            return Err(Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+                .with_detail("EGL lists no device"));
         }
         // A device that failed outright (not for lack of support) makes the
         // whole creation a failure; otherwise nothing qualified.
@@ -150,7 +146,7 @@ mod imp {
         } else {
             ErrorCode::Unsupported
         };
-        diag::fail(Error::new(code, CREATE_FAILED).with_detail(format!(
+        Err(Error::new(code, CREATE_FAILED).with_detail(format!(
             "no EGL device gave an OpenGL 3.3 core context: {tried}"
         )))
     }
@@ -331,11 +327,8 @@ mod imp {
     use super::{CurrentGlContext, HeadlessConfig};
 
     pub(super) fn create(_config: &HeadlessConfig) -> Result<CurrentGlContext> {
-        laige_core::diag::fail(
-            Error::new(ErrorCode::Unsupported, CREATE_FAILED).with_detail(
-                "headless GL needs EGL, which this platform's glutin build does not have",
-            ),
-        )
+        Err(Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+            .with_detail("headless GL needs EGL, which this platform's glutin build does not have"))
     }
 }
 

@@ -10,7 +10,7 @@
 #![allow(unsafe_code, reason = "glow's GL entry points are unsafe FFI")]
 
 use glow::HasContext;
-use laige_core::{Error, ErrorCode, EventId, Result, diag};
+use laige_core::{Error, ErrorCode, EventId, Result};
 
 use super::batcher::{SpriteBatcher, SpriteInstance, TextureId, ViewRect};
 use super::context::{CurrentGlContext, gl_i32};
@@ -163,29 +163,27 @@ impl SpriteRenderer {
         let max = self.max_texture_size;
         for (field, v) in [("width", width), ("height", height)] {
             if v == 0 || v > max {
-                return Err(diag::reported(Error::invalid_argument(
+                return Err(Error::invalid_argument(
                     TEXTURE_INVALID,
                     field,
                     v,
                     format!("1..={max} (the driver's GL_MAX_TEXTURE_SIZE)"),
-                )));
+                ));
             }
         }
         // Both ≤ MAX_TEXTURE_SIZE (≤ 2^15 on any driver): no overflow.
         let expected = width as usize * height as usize * 4;
         if rgba.len() != expected {
-            return Err(diag::reported(Error::invalid_argument(
+            return Err(Error::invalid_argument(
                 TEXTURE_INVALID,
                 "rgba.len()",
                 rgba.len(),
                 format!("width × height × 4 = {expected} bytes"),
-            )));
+            ));
         }
         let id = u32::try_from(self.textures.len()).map_err(|_| {
-            diag::reported(
-                Error::new(ErrorCode::OutOfRange, TEXTURE_INVALID)
-                    .with_detail("more than u32::MAX textures"),
-            )
+            Error::new(ErrorCode::OutOfRange, TEXTURE_INVALID)
+                .with_detail("more than u32::MAX textures")
         })?;
         let filter = match options.filter {
             TextureFilter::Nearest => glow::NEAREST,
@@ -288,12 +286,12 @@ impl SpriteRenderer {
             .iter()
             .find(|b| b.texture.index() as usize >= n_textures)
         {
-            return Err(diag::reported(Error::invalid_argument(
+            return Err(Error::invalid_argument(
                 TEXTURE_UNKNOWN,
                 "batch texture",
                 bad.texture.index(),
                 format!("0..{n_textures} (the textures this renderer issued)"),
-            )));
+            ));
         }
         let instances = batcher.instances();
         if instances.is_empty() {
@@ -412,11 +410,9 @@ impl SpriteRenderer {
         if ctx.id() == self.context_id {
             Ok(())
         } else {
-            Err(diag::reported(
-                Error::new(ErrorCode::InvalidArgument, CONTEXT_MISMATCH)
-                    .with_field("ctx")
-                    .with_detail("a SpriteRenderer draws only on the context it was created on"),
-            ))
+            Err(Error::new(ErrorCode::InvalidArgument, CONTEXT_MISMATCH)
+                .with_field("ctx")
+                .with_detail("a SpriteRenderer draws only on the context it was created on"))
         }
     }
 }
@@ -456,7 +452,7 @@ fn usize_i32(v: usize) -> i32 {
 }
 
 fn create_failed(what: &'static str, e: String) -> Error {
-    diag::reported(Error::new(ErrorCode::Failed, CREATE_FAILED).with_detail(format!("{what}: {e}")))
+    Error::new(ErrorCode::Failed, CREATE_FAILED).with_detail(format!("{what}: {e}"))
 }
 
 fn compile_program(gl: &glow::Context) -> Result<glow::NativeProgram> {
@@ -484,11 +480,9 @@ fn compile_program(gl: &glow::Context) -> Result<glow::NativeProgram> {
             if !gl.get_shader_compile_status(shader) {
                 let log = gl.get_shader_info_log(shader);
                 cleanup(gl, program, &shaders);
-                return Err(diag::reported(
-                    Error::new(ErrorCode::Failed, SHADER_FAILED)
-                        .with_field(name)
-                        .with_detail(format!("compile failed: {}", log.trim())),
-                ));
+                return Err(Error::new(ErrorCode::Failed, SHADER_FAILED)
+                    .with_field(name)
+                    .with_detail(format!("compile failed: {}", log.trim())));
             }
             gl.attach_shader(program, shader);
         }
@@ -505,10 +499,8 @@ fn compile_program(gl: &glow::Context) -> Result<glow::NativeProgram> {
         }
         if !linked {
             gl.delete_program(program);
-            return Err(diag::reported(
-                Error::new(ErrorCode::Failed, SHADER_FAILED)
-                    .with_detail(format!("link failed: {}", log.trim())),
-            ));
+            return Err(Error::new(ErrorCode::Failed, SHADER_FAILED)
+                .with_detail(format!("link failed: {}", log.trim())));
         }
         Ok(program)
     }

@@ -16,7 +16,7 @@
 //! which hold a [`CurrentGlContext`] between `on_start` and `on_stop` — never
 //! need to be `Send`; only the released [`GlContext`] crosses threads.
 
-use laige_core::{Error, ErrorCode, EventId, Result, diag};
+use laige_core::{Error, ErrorCode, EventId, Result};
 
 use super::batcher::{BatchParams, Sprite, SpriteBatcher};
 use super::context::{CurrentGlContext, GlContext};
@@ -179,11 +179,9 @@ impl<H: SpriteFrameHook> SpriteStages<H> {
     }
 
     fn not_running(stage: &'static str) -> Error {
-        diag::reported(
-            Error::new(ErrorCode::InvalidState, NOT_RUNNING)
+        Error::new(ErrorCode::InvalidState, NOT_RUNNING)
                 .with_field(stage)
-                .with_detail("the stages hold no current GL context (on_start has not run, failed, or on_stop ran)"),
-        )
+                .with_detail("the stages hold no current GL context (on_start has not run, failed, or on_stop ran)")
     }
 
     /// Builds the renderer and uploads the textures on a current context.
