@@ -64,7 +64,13 @@ pub fn determinism(root: &Path, meta: &serde_json::Value) -> anyhow::Result<Vec<
 /// names the sim crate or one of its root types.
 pub fn render_names_no_sim_type(root: &Path) -> anyhow::Result<Vec<String>> {
     let sim_lib = std::fs::read_to_string(root.join("crates/laige-sim/src/lib.rs"))?;
-    let sim_types = root_type_names(&syn::parse_file(&sim_lib)?);
+    let mut sim_types = root_type_names(&syn::parse_file(&sim_lib)?);
+    // A laige-core type the sim re-exports (`Alpha`, `Vec2`, ...) is core's,
+    // and render may name core.
+    let core_lib = std::fs::read_to_string(root.join("crates/laige-core/src/lib.rs"))?;
+    for name in root_type_names(&syn::parse_file(&core_lib)?) {
+        sim_types.remove(&name);
+    }
     let mut files = Vec::new();
     rust_files(&root.join("crates/laige-render"), &mut files);
     let mut texts = Vec::new();
