@@ -16,8 +16,12 @@
 //!   damage; [`Replay::parse_prefix`] / [`Replay::read_prefix`] return the
 //!   valid prefix and the damage. Bad bytes are a `replay/corrupt` error
 //!   naming the byte offset, the tick and the check — never a panic.
-//! * [`verify`] plays the inputs on a [`ReplayTarget`] (a [`WorldTarget`]
-//!   for a plain world) and names the first tick whose hash differs.
+//! * [`verify`] plays the inputs of a complete replay on a [`ReplayTarget`]
+//!   (a [`WorldTarget`] for a plain world) and names the first tick whose
+//!   hash differs; [`verify_prefix`] plays the valid prefix of a torn file
+//!   and says so in its type ([`PrefixVerification::Torn`]: "torn after
+//!   tick N; verified ticks 0..M"). A playback that compared no state hash
+//!   is a failure (`replay/nothing_verified`), never a success.
 //!
 //! The module is generic over the input: a record holds bytes, and the
 //! game's input type implements [`ReplayInput`] to encode and decode them.
@@ -33,17 +37,21 @@ use laige_core::{Error, ErrorCode, EventId, Result};
 
 pub use format::{
     DEFAULT_HASH_INTERVAL, ENGINE_VERSION, FORMAT_VERSION, MAGIC, MAX_ENGINE_VERSION_BYTES,
-    MAX_PAYLOAD_BYTES, ReplayHeader,
+    MAX_PAYLOAD_BYTES, MAX_REPLAY_BYTES, ReplayHeader,
 };
 pub use reader::{Record, Replay, ReplayPrefix};
-pub use verify::{Divergence, ReplayTarget, Verification, WorldTarget, verify};
+pub use verify::{
+    Divergence, PrefixVerification, ReplayTarget, TornVerification, Verification, WorldTarget,
+    verify, verify_prefix,
+};
 pub use writer::ReplayRecorder;
 
 /// `replay/corrupt` (Corrupt): a damaged header or record, a torn tail, a
 /// missing end record; field = the failed check (`magic`, `header_crc`,
 /// `record`, `record_crc`, `record_kind`, `payload_length`, `tick`,
-/// `hash_tick`, `end_tick`, `end_record`, `trailing_bytes`, `backend`,
-/// `engine_version`, `header`), detail = byte offset and tick.
+/// `hash_tick`, `hash_missing`, `end_tick`, `end_record`,
+/// `trailing_bytes`, `file_size`, `backend`, `engine_version`, `header`),
+/// detail = byte offset and tick.
 pub const CORRUPT: EventId = EventId::new("replay", "corrupt");
 /// `replay/version_unsupported` (Corrupt): the file's format version is
 /// not the one this build reads (field `version`).
@@ -77,6 +85,12 @@ pub const WORLD_NOT_AT_START: EventId = EventId::new("replay", "world_not_at_sta
 /// `replay/diverged` (Failed): playback produced a state hash other than
 /// the recorded one ([`Divergence::to_error`]).
 pub const DIVERGED: EventId = EventId::new("replay", "diverged");
+/// `replay/nothing_verified` (Failed): a playback compared no recorded
+/// state hash, so it proves nothing (a failure, not a vacuous success).
+pub const NOTHING_VERIFIED: EventId = EventId::new("replay", "nothing_verified");
+/// `replay/incomplete` (InvalidArgument): [`verify`] was given the prefix
+/// of a torn or damaged file; [`verify_prefix`] verifies one and says so.
+pub const INCOMPLETE: EventId = EventId::new("replay", "incomplete");
 
 /// One tick's input as replay bytes. The encoding is the game's; it must
 /// be a pure function of the value (no pointers, no `HashMap` order, no
