@@ -25,7 +25,13 @@
 //!   handed to the contenders in rotation, so background load hits all three
 //!   alike; each contender paces 2 s at 60 Hz and 1 s at 240 Hz (a quarter
 //!   of that with `--quick`).
-//!   `pacing_60hz.p99_over_spin_sleep_us` = our p99 − spin_sleep's p99.
+//!   At 60 Hz the whole measurement runs [`PACING_RUNS`] times in a row:
+//!   every run is recorded (`pacing_60hz.run{1..5}.*`), and the unsuffixed
+//!   figures are the median of the five runs. A p99 of 120 frames is its
+//!   second-worst frame, so one run says little about the tail on a shared
+//!   machine; the budget holds on the median.
+//!   `pacing_60hz.p99_over_spin_sleep_us` = our p99 − spin_sleep's p99
+//!   (per run, then the median of the five differences).
 //!
 //! CPU time is the thread's own on-CPU time from
 //! `/proc/thread-self/schedstat` (first field, nanoseconds; the scheduler's
@@ -54,9 +60,15 @@ pub fn run(b: &mut Bench) {
     latency(b);
     // Seconds per rate, shared by the three contenders.
     let (secs_60, secs_240) = if b.quick() { (1.5, 0.75) } else { (6.0, 3.0) };
-    pacing(b, 60, secs_60);
-    pacing(b, 240, secs_240);
+    pacing(b, 60, secs_60, PACING_RUNS);
+    pacing(b, 240, secs_240, 1);
 }
+
+/// Runs of the 60 Hz pacing measurement; its budgets hold on the median.
+pub const PACING_RUNS: usize = 5;
+
+/// The contenders, in the order [`measure_pacing`] returns them.
+const CONTENDERS: [&str; 3] = ["frame_clock", "sleep", "spin_sleep"];
 
 fn desc(n: u64) -> FrameDescriptor {
     FrameDescriptor {
@@ -257,17 +269,87 @@ impl Pacer for SpinSleepPacer {
     }
 }
 
+/// One run's figures per contender, and the frame clock's final margin (µs).
+type PacingRun = ([PacingFigures; 3], f64);
+
+/// One contender's figures from one run (µs, and % of a core).
+#[derive(Clone, Copy, Default)]
+struct PacingFigures {
+    p50_us: f64,
+    p99_us: f64,
+    max_us: f64,
+    cpu_pct: f64,
+}
+
+/// Measures pacing at `rate` `runs` times; records every run (suffixed
+/// `.run{i}` when there are several) and, under the unsuffixed names, the
+/// median over the runs.
+fn pacing(b: &mut Bench, rate: u32, secs: f64, runs: usize) {
+    let base = format!("render_pipeline.pacing_{rate}hz");
+    let mut all: Vec<PacingRun> = Vec::with_capacity(runs);
+    for i in 1..=runs {
+        let Some((figures, margin_us)) = measure_pacing(rate, secs) else {
+            return;
+        };
+        if runs > 1 {
+            record_pacing(b, &format!("{base}.run{i}"), &figures, margin_us);
+        }
+        all.push((figures, margin_us));
+    }
+    let median = |f: &dyn Fn(&PacingRun) -> f64| {
+        let mut v: Vec<f64> = all.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let mut figures = [PacingFigures::default(); 3];
+    for (c, fig) in figures.iter_mut().enumerate() {
+        *fig = PacingFigures {
+            p50_us: median(&|r| r.0[c].p50_us),
+            p99_us: median(&|r| r.0[c].p99_us),
+            max_us: median(&|r| r.0[c].max_us),
+            cpu_pct: median(&|r| r.0[c].cpu_pct),
+        };
+    }
+    let margin_us = median(&|r| r.1);
+    record_pacing(b, &base, &figures, margin_us);
+    // The difference is taken per run, then its median (not the
+    // difference of the medians): both p99s of a run met the same load.
+    b.record(
+        &format!("{base}.p99_over_spin_sleep_us"),
+        median(&|r| r.0[0].p99_us - r.0[2].p99_us),
+        "us",
+    );
+}
+
+fn record_pacing(b: &mut Bench, base: &str, figures: &[PacingFigures; 3], margin_us: f64) {
+    for (name, f) in CONTENDERS.iter().zip(figures) {
+        let n = format!("{base}.{name}");
+        b.record(&format!("{n}.p50_us"), f.p50_us, "us");
+        b.record(&format!("{n}.p99_us"), f.p99_us, "us");
+        b.record(&format!("{n}.max_us"), f.max_us, "us");
+        b.record(&format!("{n}.cpu_pct"), f.cpu_pct, "%");
+    }
+    if base.contains(".run") {
+        b.record(
+            &format!("{base}.p99_over_spin_sleep_us"),
+            figures[0].p99_us - figures[2].p99_us,
+            "us",
+        );
+    }
+    b.record(&format!("{base}.frame_clock.margin_us"), margin_us, "us");
+}
+
 /// Paces `secs` seconds of frames at `rate` on one exact grid (the
 /// FrameClock's own), handing consecutive frames to the three contenders
 /// in rotation: every contender sleeps one period per frame and meets the
 /// same background load, frame by frame. Each contender thus gets
-/// `secs / 3` seconds of pacing.
-fn pacing(b: &mut Bench, rate: u32, secs: f64) {
-    let Ok(mut clock) = FrameClock::new(FrameClockConfig {
+/// `secs / 3` seconds of pacing. Returns each contender's figures and the
+/// frame clock's final margin (µs).
+fn measure_pacing(rate: u32, secs: f64) -> Option<PacingRun> {
+    let mut clock = FrameClock::new(FrameClockConfig {
         frame_rate_hz: rate,
-    }) else {
-        return;
-    };
+    })
+    .ok()?;
     let mut sleep = SleepPacer;
     let mut spin = SpinSleepPacer(spin_sleep::SpinSleeper::default());
     let frames = (secs * f64::from(rate)).ceil().max(3.0) as u64;
@@ -293,28 +375,19 @@ fn pacing(b: &mut Bench, rate: u32, secs: f64) {
         }
         r.lateness_ns.push(now - deadline);
     }
-    let mut p99 = [0.0f64; 3];
-    for (i, name) in ["frame_clock", "sleep", "spin_sleep"].iter().enumerate() {
-        let r = &results[i];
+    let mut figures = [PacingFigures::default(); 3];
+    for (f, r) in figures.iter_mut().zip(&results) {
         let stats = Stats::of_ns(&r.lateness_ns);
-        p99[i] = stats.p99 / 1000.0;
-        let base = format!("render_pipeline.pacing_{rate}hz.{name}");
-        record_us(b, &base, &stats);
-        let pct = if r.wall_ns > 0 {
-            r.cpu_ns as f64 / r.wall_ns as f64 * 100.0
-        } else {
-            0.0
+        *f = PacingFigures {
+            p50_us: stats.median / 1000.0,
+            p99_us: stats.p99 / 1000.0,
+            max_us: stats.max / 1000.0,
+            cpu_pct: if r.wall_ns > 0 {
+                r.cpu_ns as f64 / r.wall_ns as f64 * 100.0
+            } else {
+                0.0
+            },
         };
-        b.record(&format!("{base}.cpu_pct"), pct, "%");
     }
-    b.record(
-        &format!("render_pipeline.pacing_{rate}hz.p99_over_spin_sleep_us"),
-        p99[0] - p99[2],
-        "us",
-    );
-    b.record(
-        &format!("render_pipeline.pacing_{rate}hz.frame_clock.margin_us"),
-        clock.margin_ns() as f64 / 1000.0,
-        "us",
-    );
+    Some((figures, clock.margin_ns() as f64 / 1000.0))
 }

@@ -90,6 +90,56 @@ struct Inner {
 }
 
 impl Error {
+    /// The most characters of an input text an error echoes. 64 shows any
+    /// value a person typed (a number, a name, a title) in full, while a
+    /// damaged or hostile input (a 20 MB line, a binary file read as
+    /// text) cannot make a message larger than a line of a terminal.
+    pub const MAX_QUOTED_CHARS: usize = 64;
+
+    /// `text` as an error echoes it: `Debug`-escaped (control characters
+    /// and quotes visible), cut at [`MAX_QUOTED_CHARS`](Self::MAX_QUOTED_CHARS)
+    /// characters with `…` and the full length in bytes after the cut. Every
+    /// error that echoes a piece of its input goes through this one cut.
+    ///
+    /// ```
+    /// use laige_core::Error;
+    ///
+    /// assert_eq!(Error::quoted("a\tb"), r#""a\tb""#);
+    /// let long = "x".repeat(100);
+    /// assert_eq!(Error::quoted(&long), format!("{:?}… (100 bytes)", &long[..64]));
+    /// ```
+    #[must_use]
+    pub fn quoted(text: &str) -> String {
+        match Self::cut(text, Self::MAX_QUOTED_CHARS) {
+            Some(head) => format!("{head:?}… ({} bytes)", text.len()),
+            None => format!("{text:?}"),
+        }
+    }
+
+    /// The most characters of another library's message an error
+    /// repeats: 256, room for its whole sentence ("unknown field `x`,
+    /// expected one of ...") but not for an input value it embeds in full.
+    pub const MAX_MESSAGE_CHARS: usize = 256;
+
+    /// A message of another library that may embed an input value (a TOML
+    /// parser's "invalid type: string ..."), cut as [`quoted`](Self::quoted)
+    /// cuts a value, at [`MAX_MESSAGE_CHARS`](Self::MAX_MESSAGE_CHARS)
+    /// characters and without quotes.
+    #[must_use]
+    pub fn clipped(text: &str) -> Cow<'_, str> {
+        match Self::cut(text, Self::MAX_MESSAGE_CHARS) {
+            Some(head) => Cow::Owned(format!("{head}… ({} bytes)", text.len())),
+            None => Cow::Borrowed(text),
+        }
+    }
+
+    /// The first `max` characters of `text` when it is longer, `None` when
+    /// it fits: the one cut behind [`quoted`](Self::quoted) and
+    /// [`clipped`](Self::clipped).
+    fn cut(text: &str, max: usize) -> Option<&str> {
+        text.char_indices().nth(max).map(|(at, _)| &text[..at])
+    }
+
     /// A bare error with a code and an id; add context with the `with_*`
     /// builders.
     #[must_use]

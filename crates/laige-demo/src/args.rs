@@ -38,7 +38,9 @@ usage: laige-demo [OPTIONS]
 
 exit codes: 0 done, 1 setup failed (also: an unreadable, damaged or
 mismatched replay), 2 bad usage, 3 a system failed, 4 rendering failed,
-5 the replay diverged (the first differing tick is printed),
+5 the replay diverged or compared no state hash (the first differing
+tick is printed), 6 the replay file is torn (it ends early; its valid
+prefix was verified: \"torn after tick N; verified ticks 0..M\"),
 130 interrupted (Ctrl-C)";
 
 /// The parsed command line.

@@ -15,7 +15,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use laige_demo::replay::{self as demo_replay, EXIT_REPLAY_DIVERGED, Recording, Verifying};
+use laige_demo::replay::{self as demo_replay, Recording, Verifying};
 use laige_demo::{Args, Demo, USAGE, args};
 use laige_engine::sim::replay::Replay;
 use laige_engine::{
@@ -155,14 +155,26 @@ fn run_game<G: laige_engine::Game>(
 
 /// `--replay FILE`: plays the recorded input back headless and unpaced on
 /// the recorded backend and seed, comparing the state hash after every
-/// tick; the first differing tick is printed and exits with code 5.
+/// tick; the first differing tick is printed and exits with code 5. A
+/// torn file (no end record: a crash, a kill, a full disk) plays its valid
+/// prefix: "torn after tick N; verified ticks 0..M", exit code 6. Damage
+/// inside the file is refused (exit 1).
 fn play_back(
     path: &std::path::Path,
     config: &mut EngineConfig,
     entities: u32,
     quiet: bool,
 ) -> laige_engine::Result<u8> {
-    let replay = Replay::read(path)?;
+    let prefix = Replay::read_prefix(path)?;
+    let torn = prefix.is_torn();
+    let replay = match prefix.damage {
+        None => prefix.replay,
+        Some(damage) if torn => {
+            eprintln!("laige-demo: {damage}");
+            prefix.replay
+        }
+        Some(damage) => return Err(damage),
+    };
     config.determinism.math = replay.header().backend;
     config.determinism.seed = replay.header().seed;
     demo_replay::check(&replay, config, entities)?;
@@ -186,29 +198,16 @@ fn play_back(
         .build()?
         .run_headless(RunLimit::Ticks(replay.ticks()))?;
     println!("{report}");
-    if let Some(d) = verifying.divergence {
-        println!("laige-demo: {d}");
-        return Ok(EXIT_REPLAY_DIVERGED);
-    }
-    if report.exit_code() != 0 {
+    let outcome = verifying.outcome(replay.ticks(), torn);
+    if verifying.divergence.is_none() && report.exit_code() != 0 {
         return Ok(report.exit_code());
     }
-    if !verifying.complete() {
-        println!(
-            "laige-demo: the playback ended before the recording's last checkpoint ({} of {} matched)",
-            verifying.matched,
-            replay.checkpoints().count()
-        );
-        return Ok(EXIT_REPLAY_DIVERGED);
-    }
     println!(
-        "laige-demo: replay verified: {} ticks, {} state hashes match ({}, seed {})",
-        replay.ticks(),
-        verifying.matched,
+        "laige-demo: {outcome} ({}, seed {})",
         replay.header().backend,
         replay.header().seed
     );
-    Ok(0)
+    Ok(outcome.exit_code())
 }
 
 /// The frame rate a headless run paces at (0 in the config: 60).

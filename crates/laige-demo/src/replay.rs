@@ -11,6 +11,10 @@
 //!   their ticks ([`playback_script`]), and after every tick the state hash
 //!   is compared with the recorded one; the first differing tick ends the
 //!   run and is reported (exit code [`EXIT_REPLAY_DIVERGED`]).
+//! * A torn file (a recording a crash, a kill or a full disk cut short)
+//!   plays its valid prefix and reports [`ReplayOutcome::Torn`]: "torn
+//!   after tick N; verified ticks 0..M", exit code [`EXIT_REPLAY_TORN`]. A
+//!   playback that compared no state hash is a failure, never "verified".
 //!
 //! Playback stamps each event at the start of its tick (the engine's
 //! script places events by tick), in the recorded order: the demo's
@@ -29,8 +33,90 @@ use laige_engine::sim::replay::{
 };
 use laige_engine::{Control, EngineConfig, EngineScalar, Error, Game, Result, Setup, World};
 
-/// Exit code of a replay whose state hash differs from the recording.
+/// Exit code of a replay that did not verify: a state hash differs from
+/// the recording, or the playback compared none (or not all) of them.
 pub const EXIT_REPLAY_DIVERGED: u8 = 5;
+
+/// Exit code of a torn replay whose valid prefix verified: the file ends
+/// early (no end record), and every state hash it holds matched.
+pub const EXIT_REPLAY_TORN: u8 = 6;
+
+/// How a `--replay` playback ended ([`Verifying::outcome`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplayOutcome {
+    /// A complete file: every recorded state hash was reached and matched.
+    Verified {
+        /// Ticks played.
+        ticks: u64,
+        /// State hashes compared (all of the file's).
+        matched: u64,
+    },
+    /// A torn file: its prefix's hashes all matched, ticks
+    /// `0..verified_ticks` are verified; nothing after tick
+    /// `torn_after_tick` exists.
+    Torn {
+        /// The ticks the prefix holds.
+        torn_after_tick: u64,
+        /// The completed tick count of the last matching hash.
+        verified_ticks: u64,
+        /// State hashes compared.
+        matched: u64,
+    },
+    /// A recorded hash differs.
+    Diverged(Divergence),
+    /// The playback ended before some recorded hash, or compared none.
+    NotVerified {
+        /// State hashes compared and matched.
+        matched: u64,
+        /// State hashes the file holds.
+        recorded: u64,
+    },
+}
+
+impl ReplayOutcome {
+    /// The process exit code: 0, [`EXIT_REPLAY_TORN`] or
+    /// [`EXIT_REPLAY_DIVERGED`].
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Verified { .. } => 0,
+            Self::Torn { .. } => EXIT_REPLAY_TORN,
+            Self::Diverged(_) | Self::NotVerified { .. } => EXIT_REPLAY_DIVERGED,
+        }
+    }
+}
+
+impl std::fmt::Display for ReplayOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Verified { ticks, matched } => {
+                write!(
+                    f,
+                    "replay verified: {ticks} ticks, {matched} state hashes match"
+                )
+            }
+            Self::Torn {
+                torn_after_tick,
+                verified_ticks,
+                matched,
+            } => write!(
+                f,
+                "replay torn after tick {torn_after_tick}; verified ticks 0..{verified_ticks} \
+                 ({matched} state hashes match; the recording has no end record)"
+            ),
+            Self::Diverged(d) => write!(f, "{d}"),
+            Self::NotVerified { matched: 0, .. } => write!(
+                f,
+                "replay not verified: the playback compared no state hash"
+            ),
+            Self::NotVerified { matched, recorded } => write!(
+                f,
+                "replay not verified: the playback ended before the recording's last \
+                 checkpoint ({matched} of {recorded} matched)"
+            ),
+        }
+    }
+}
 
 /// The replay's config hash: what shapes the demo's simulation besides
 /// the seed and the backend (which the header holds itself).
@@ -327,6 +413,8 @@ pub struct Verifying<G> {
     next: usize,
     /// Checkpoints compared and matched.
     pub matched: u64,
+    /// The completed tick count of the last matching checkpoint.
+    pub last_match: Option<u64>,
     /// The first checkpoint that did not match.
     pub divergence: Option<Divergence>,
 }
@@ -339,7 +427,33 @@ impl<G> Verifying<G> {
             checkpoints: replay.checkpoints().collect(),
             next: 0,
             matched: 0,
+            last_match: None,
             divergence: None,
+        }
+    }
+
+    /// How the playback ended, for a file that is complete or `torn`
+    /// (its ticks all played): diverged, verified, torn (with every hash
+    /// of the prefix matched), or not verified (a hash never reached, or
+    /// none compared).
+    #[must_use]
+    pub fn outcome(&self, ticks: u64, torn: bool) -> ReplayOutcome {
+        let recorded = self.checkpoints.len() as u64;
+        match (self.divergence, self.last_match) {
+            (Some(d), _) => ReplayOutcome::Diverged(d),
+            (None, Some(verified_ticks)) if self.complete() && torn => ReplayOutcome::Torn {
+                torn_after_tick: ticks,
+                verified_ticks,
+                matched: self.matched,
+            },
+            (None, Some(_)) if self.complete() => ReplayOutcome::Verified {
+                ticks,
+                matched: self.matched,
+            },
+            _ => ReplayOutcome::NotVerified {
+                matched: self.matched,
+                recorded,
+            },
         }
     }
 
@@ -363,6 +477,7 @@ impl<G> Verifying<G> {
         let replayed = world.state_hash();
         if replayed == recorded {
             self.matched += 1;
+            self.last_match = Some(tick);
         } else {
             let last_match = self.next.checked_sub(2).map(|i| self.checkpoints[i].0);
             self.divergence = Some(Divergence {

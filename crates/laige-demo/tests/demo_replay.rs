@@ -1,8 +1,9 @@
 //! `--record` / `--replay` as a user runs them: a recorded headless
 //! session replays with every state hash matching (both backends); a
 //! seeded divergence (one tick's recorded input changed) names its first
-//! differing tick and exits 5; a damaged or mismatched file exits 1 with
-//! a clear message, never a panic.
+//! differing tick and exits 5; a torn file verifies its valid prefix and
+//! exits 6; a damaged or mismatched file exits 1 with a clear message,
+//! never a panic.
 
 use std::path::{Path, PathBuf};
 
@@ -142,13 +143,27 @@ fn damaged_or_mismatched_replays_are_clear_errors() {
     record(&good, &[]);
     let bytes = std::fs::read(&good).unwrap();
 
-    // Cut short (a crash mid-recording): refused, naming the torn record.
+    // Cut short (a crash mid-recording): the valid prefix is verified and
+    // reported as torn (exit 6), naming the torn record.
     let torn = d.join("torn.lrp");
     std::fs::write(&torn, &bytes[..bytes.len() / 2]).unwrap();
-    let (code, _, err) = run(&["--replay", torn.to_str().unwrap(), "--entities", "400"]);
-    assert_eq!(code, 1, "{err}");
+    let (code, out, err) = run(&["--replay", torn.to_str().unwrap(), "--entities", "400"]);
+    assert_eq!(
+        code,
+        i32::from(laige_demo::replay::EXIT_REPLAY_TORN),
+        "{out}\n{err}"
+    );
     assert!(err.contains("replay/corrupt"), "{err}");
     assert!(err.contains("byte offset"), "{err}");
+    let prefix = Replay::parse_prefix(&bytes[..bytes.len() / 2]).unwrap();
+    let n = prefix.replay.ticks();
+    let verified = prefix.replay.checkpoints().last().unwrap().0;
+    assert!(
+        out.contains(&format!(
+            "laige-demo: replay torn after tick {n}; verified ticks 0..{verified}"
+        )),
+        "{out}"
+    );
 
     // A flipped byte in the middle: the record's CRC names it.
     let mut flipped = bytes.clone();

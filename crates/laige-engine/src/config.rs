@@ -3,7 +3,7 @@
 //! ```toml
 //! [loop]
 //! tick_rate_hz = 60          # 20..=120 (game_loop.md)
-//! max_catch_up_ticks = 5     # >= 1
+//! max_catch_up_ticks = 5     # 1..=20
 //!
 //! [determinism]
 //! math = "fixed_point_16_16" # or "float_pinned_32"
@@ -15,17 +15,20 @@
 //! interpolation = true
 //! window_width = 1280        # 1..=16384
 //! window_height = 720        # 1..=16384
-//! window_title = "laige"
+//! window_title = "laige"    # 1..=256 characters, no control characters
 //! pause_on_focus_lost = false
 //!
 //! [log]
-//! filter = "info"            # tracing directives, e.g. "warn,laige_sim=debug"
+//! filter = "info"            # levels and target=level, e.g. "warn,laige_sim=debug"
 //! format = "compact"         # or "json"
 //! ```
 //!
 //! Every key is optional (the defaults above work without any file); an
-//! unknown key, a wrong type or a TOML syntax error is an error naming the
-//! line, the column and the key; every range is checked by the same
+//! unknown key, a wrong type, a duplicate table or a TOML syntax error is
+//! an error naming the line, the column and the key (or the table); a file
+//! over [`MAX_CONFIG_BYTES`] or one that is not UTF-8 is refused naming the
+//! path and the size or the byte offset. Every value an error echoes is
+//! cut at [`Error::MAX_QUOTED_CHARS`] characters. Every range is checked by the same
 //! validation the parts use (`GameLoopOptions::validate`,
 //! `FrameClockConfig::validate`, `MathBackend::from_str`, the subscriber's
 //! filter parser), so a config error and a direct API error say the same
@@ -43,6 +46,7 @@
 //! # Ok::<(), laige_core::Error>(())
 //! ```
 
+use std::io::Read;
 use std::path::Path;
 
 use laige_core::diag::{LogFormat, SubscriberConfig};
@@ -60,6 +64,20 @@ pub const WINDOW_INVALID: EventId = EventId::new("config", "window_invalid");
 
 /// `config/log_format_invalid`: `log.format` is not `compact` or `json`.
 pub const LOG_FORMAT_INVALID: EventId = EventId::new("config", "log_format_invalid");
+
+/// `config/too_large`: the config text is over [`MAX_CONFIG_BYTES`].
+pub const CONFIG_TOO_LARGE: EventId = EventId::new("config", "too_large");
+
+/// The largest accepted config: 1 MiB. Every key of the file fits in well
+/// under a kilobyte; the cap keeps a wrong path (`/dev/zero`, a log file, a
+/// disk image) from being read into memory before it is refused.
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+
+/// The longest accepted window title: 256 characters, more than any title
+/// bar shows, and far below what one X11 request carries without the
+/// BIG-REQUESTS extension (256 KiB), so a title never fails in the window
+/// system after the config accepted it.
+pub const MAX_WINDOW_TITLE_CHARS: usize = 256;
 
 /// The largest accepted window side in pixels: 16384, the maximum texture
 /// and framebuffer size OpenGL 3.3 implementations commonly support
@@ -104,7 +122,9 @@ pub struct RenderConfig {
     pub window_width: u32,
     /// Window height in pixels, 1..=16384 (default 720).
     pub window_height: u32,
-    /// Window title (default "laige"); must not be empty.
+    /// Window title (default "laige"): 1..=256 characters
+    /// (`MAX_WINDOW_TITLE_CHARS`), not only spaces, and no control
+    /// characters (a NUL or a newline cannot be a window title).
     pub window_title: String,
     /// Pause the game loop when the window loses focus (default off).
     pub pause_on_focus_lost: bool,
@@ -226,6 +246,12 @@ impl EngineConfig {
     /// of range, with the dotted key as the field. Each is also reported as
     /// a rate-limited Warn event.
     pub fn from_toml_str(text: &str, source: &str) -> Result<Self, Error> {
+        if text.len() > MAX_CONFIG_BYTES {
+            return Err(laige_core::diag::reported(too_large(
+                source,
+                format!("{} bytes", text.len()),
+            )));
+        }
         let raw: RawConfig =
             config_toml::parse(text, source).map_err(laige_core::diag::reported)?;
         // Each part reports its own validation failure; the config reports
@@ -233,21 +259,69 @@ impl EngineConfig {
         Self::from_raw(raw)
     }
 
-    /// Reads, parses and validates a TOML file.
+    /// Reads, parses and validates a TOML file. At most
+    /// 1 MiB + 1 bytes are read, whatever the path is (a
+    /// device, a pipe, a huge file).
     ///
     /// # Errors
-    /// `config/read_failed` (I/O) and everything [`from_toml_str`](Self::from_toml_str) returns.
+    /// `config/read_failed` (I/O); `config/too_large` (InvalidArgument)
+    /// naming the path and the size for a file over 1 MiB;
+    /// `config/parse_failed` naming the path and the byte offset for text
+    /// that is not UTF-8; everything [`from_toml_str`](Self::from_toml_str)
+    /// returns.
     pub fn from_toml_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let shown = path.display().to_string();
+        let read_failed = |e: std::io::Error| {
             laige_core::diag::reported(
                 Error::new(ErrorCode::Io, CONFIG_READ_FAILED)
                     .with_field("path")
-                    .with_value(path.display())
+                    .with_value(&shown)
                     .with_source(e),
             )
+        };
+        let file = std::fs::File::open(path).map_err(read_failed)?;
+        // A regular file says its size: refuse a large one unread.
+        if let Ok(meta) = file.metadata()
+            && meta.is_file()
+            && meta.len() > MAX_CONFIG_BYTES as u64
+        {
+            return Err(laige_core::diag::reported(too_large(
+                &shown,
+                format!("{} bytes", meta.len()),
+            )));
+        }
+        let mut bytes = Vec::new();
+        file.take(MAX_CONFIG_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(read_failed)?;
+        if bytes.len() > MAX_CONFIG_BYTES {
+            return Err(laige_core::diag::reported(too_large(
+                &shown,
+                format!("more than {MAX_CONFIG_BYTES} bytes"),
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let offset = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..offset]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            laige_core::diag::reported(
+                Error::invalid_argument(
+                    config_toml::CONFIG_PARSE_FAILED,
+                    "path",
+                    &shown,
+                    "UTF-8 text",
+                )
+                .with_detail(format!(
+                    "byte offset {offset} (line {line}) is not UTF-8: byte {:#04x}",
+                    e.as_bytes()[offset]
+                )),
+            )
         })?;
-        Self::from_toml_str(&text, &path.display().to_string())
+        Self::from_toml_str(&text, &shown)
     }
 
     /// Checks every field through the parts' own validation.
@@ -358,7 +432,7 @@ impl EngineConfig {
                     return Err(laige_core::diag::reported(Error::invalid_argument(
                         LOG_FORMAT_INVALID,
                         "log.format",
-                        format!("{format:?}"),
+                        Error::quoted(&format),
                         "\"compact\" or \"json\"",
                     )));
                 }
@@ -369,8 +443,10 @@ impl EngineConfig {
             ..cfg.log.subscriber_config()
         };
         laige_core::diag::build_subscriber(&probe, std::io::sink).map_err(|e| {
-            let value = format!("{:?}", cfg.log.filter);
-            laige_core::diag::reported(e.with_field("log.filter").with_value(value))
+            laige_core::diag::reported(
+                e.with_field("log.filter")
+                    .with_value(Error::quoted(&cfg.log.filter)),
+            )
         })?;
         Ok(cfg)
     }
@@ -390,13 +466,42 @@ fn validate_window(r: &RenderConfig) -> Result<(), Error> {
             ));
         }
     }
-    if r.window_title.trim().is_empty() {
-        return Err(Error::invalid_argument(
+    let title = &r.window_title;
+    let bad_title = |detail: String| {
+        Error::invalid_argument(
             WINDOW_INVALID,
             "render.window_title",
-            format!("{:?}", r.window_title),
-            "a non-empty title",
-        ));
+            Error::quoted(title),
+            TITLE_ACCEPTED,
+        )
+        .with_detail(detail)
+    };
+    if title.trim().is_empty() {
+        return Err(bad_title("the title is empty or only spaces".to_owned()));
+    }
+    if let Some((at, c)) = title.chars().enumerate().find(|(_, c)| c.is_control()) {
+        return Err(bad_title(format!(
+            "character {at} is the control character U+{:04X}",
+            u32::from(c)
+        )));
+    }
+    let n = title.chars().count();
+    if n > MAX_WINDOW_TITLE_CHARS {
+        return Err(bad_title(format!("the title has {n} characters")));
     }
     Ok(())
+}
+
+/// What a window title may be, as rejections state it.
+const TITLE_ACCEPTED: &str = "1..=256 characters, not only spaces, no control characters";
+
+/// A `config/too_large` error for the config `source` of `size`.
+fn too_large(source: &str, size: String) -> Error {
+    Error::invalid_argument(
+        CONFIG_TOO_LARGE,
+        "path",
+        source,
+        "a config of at most 1048576 bytes (1 MiB)",
+    )
+    .with_detail(format!("the config is {size}"))
 }

@@ -19,15 +19,34 @@ pub(crate) fn locate(text: &str, offset: usize) -> (usize, usize, Option<String>
         .get(line_start..offset)
         .map_or(1, |s| s.chars().count() + 1);
     let line_text = text[line_start..].lines().next().unwrap_or("");
-    let key = line_text
-        .split_once('=')
-        .map(|(k, _)| k.trim().trim_matches('"').to_owned())
-        .filter(|k| !k.is_empty() && !k.starts_with('['));
-    let key = key.map(|k| match current_table(before) {
-        Some(table) => format!("{table}.{k}"),
+    let key = match table_header(line_text) {
+        // A table header: the table is what the error is about (a
+        // duplicate `[loop]`, an unknown `[rendering]`).
+        Some(table) => Some(table.to_owned()),
+        None => line_text
+            .split_once('=')
+            .map(|(k, _)| k.trim().trim_matches('"'))
+            .filter(|k| !k.is_empty() && !k.starts_with('['))
+            .map(|k| match current_table(before) {
+                Some(table) => format!("{table}.{k}"),
+                None => k.to_owned(),
+            }),
+    };
+    // A key is echoed like any other input: cut at the fixed length.
+    let key = key.map(|k| match k.char_indices().nth(Error::MAX_QUOTED_CHARS) {
+        Some(_) => Error::quoted(&k),
         None => k,
     });
     (line, col, key)
+}
+
+/// The table a `[table]` header line names, if the line is one.
+fn table_header(line: &str) -> Option<&str> {
+    let l = line.trim();
+    let inner = l.strip_prefix('[')?;
+    let end = inner.find(']')?;
+    let name = inner[..end].trim().trim_start_matches('[');
+    (!name.is_empty()).then_some(name)
 }
 
 /// The `[table]` header in force at the end of `before`.
@@ -43,7 +62,9 @@ fn current_table(before: &str) -> Option<String> {
 /// `config/parse_failed` error that names the source, line, column and key.
 pub(crate) fn parse<T: serde::de::DeserializeOwned>(text: &str, source: &str) -> Result<T, Error> {
     toml::from_str(text).map_err(|e| {
-        let message = e.message().trim().to_owned();
+        // The parser's message can embed the offending value ("invalid
+        // type: string \"...\""): cut like every echoed value.
+        let message = Error::clipped(e.message().trim()).into_owned();
         let mut err = Error::new(ErrorCode::InvalidArgument, CONFIG_PARSE_FAILED);
         match e.span() {
             Some(span) => {

@@ -75,6 +75,9 @@ fn range_edges_are_inclusive() {
         ("[loop]\ntick_rate_hz = 121", false),
         ("[loop]\nmax_catch_up_ticks = 1", true),
         ("[loop]\nmax_catch_up_ticks = 0", false),
+        ("[loop]\nmax_catch_up_ticks = 20", true),
+        ("[loop]\nmax_catch_up_ticks = 21", false),
+        ("[loop]\nmax_catch_up_ticks = 4294967295", false),
         ("[render]\nframe_rate_hz = 1", true),
         ("[render]\nframe_rate_hz = 1000", true),
         ("[render]\nframe_rate_hz = 1001", false),
@@ -97,7 +100,7 @@ fn tick_rate_out_of_range() {
 
 #[test]
 fn negative_and_huge_values_keep_their_value_in_the_message() {
-    insta::assert_snapshot!(err("[loop]\nmax_catch_up_ticks = -3\n").to_string(), @"loop/catchup_invalid: invalid argument: loop.max_catch_up_ticks = -3; accepted: >= 1 tick per frame");
+    insta::assert_snapshot!(err("[loop]\nmax_catch_up_ticks = -3\n").to_string(), @"loop/catchup_invalid: invalid argument: loop.max_catch_up_ticks = -3; accepted: 1..=20 ticks per frame");
     insta::assert_snapshot!(err("[render]\nframe_rate_hz = 99999999999\n").to_string(), @"render_thread/frame_rate_invalid: invalid argument: render.frame_rate_hz = 99999999999; accepted: 1..=1000 Hz");
     insta::assert_snapshot!(err("[render]\nwindow_width = -1\n").to_string(), @"config/window_invalid: invalid argument: render.window_width = -1; accepted: 1..=16384 pixels");
 }
@@ -111,7 +114,7 @@ fn unknown_math_backend() {
 
 #[test]
 fn empty_title_bad_format_and_bad_filter() {
-    insta::assert_snapshot!(err("[render]\nwindow_title = \"  \"\n").to_string(), @r#"config/window_invalid: invalid argument: render.window_title = "  "; accepted: a non-empty title"#);
+    insta::assert_snapshot!(err("[render]\nwindow_title = \"  \"\n").to_string(), @r#"config/window_invalid: invalid argument: render.window_title = "  "; accepted: 1..=256 characters, not only spaces, no control characters (the title is empty or only spaces)"#);
     insta::assert_snapshot!(err("[log]\nformat = \"xml\"\n").to_string(), @r#"config/log_format_invalid: invalid argument: log.format = "xml"; accepted: "compact" or "json""#);
     let e = err("[log]\nfilter = \"laige_sim=loud\"\n");
     assert_eq!(e.field(), Some("log.filter"));

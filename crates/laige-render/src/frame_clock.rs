@@ -17,7 +17,8 @@
 //! # Pacing
 //!
 //! [`FrameClock::wait_frame`] sleeps natively until *deadline − margin*, then
-//! spins (`std::hint::spin_loop`, reading the clock) to the deadline. The
+//! spins to the deadline, yielding the CPU on every turn
+//! (`std::thread::yield_now`, then a clock read). The
 //! margin is learned online: every native sleep records its overshoot (how
 //! much later than asked the OS woke the thread), and the margin is the
 //! [`OVERSHOOT_PERCENTILE`] of the last [`OVERSHOOT_WINDOW`] overshoots plus
@@ -27,7 +28,19 @@
 //! a fixed worst-case margin. The cap matters on a loaded machine: an
 //! overshoot of milliseconds is run-queue delay, not timer slack, and a
 //! spinning thread is preempted just the same — spinning longer would burn
-//! the core without landing earlier. Measured figures are in
+//! the core without landing earlier.
+//!
+//! The spin yields rather than busy-waits because the tail of the lateness
+//! is set by what the scheduler does to a thread that is still running at
+//! the deadline: a thread that burns the core in `spin_loop` is, to the
+//! scheduler, a CPU hog like any other, and one preemption in its spin
+//! costs a whole time slice of whatever runs instead (milliseconds). A
+//! `sched_yield` on every turn returns at once when nothing else is
+//! runnable (the precision stays at the clock read, about a microsecond)
+//! and otherwise lets the waiting task run *before* the deadline, while
+//! the pacer can still afford it, instead of at an arbitrary instant of
+//! the spin. It is the spin the `spin_sleep` crate uses, whose tail is the
+//! reference the pacing budget holds this one to. Measured figures are in
 //! `docs/api/frame_pipeline.md` (`cargo xtask bench`).
 //!
 //! Timer slack (`prctl(PR_SET_TIMERSLACK)`) would shrink the overshoot
@@ -271,7 +284,8 @@ impl<C: MonotonicClock> FrameClock<C> {
                 now = self.clock.now_ns();
                 self.pacer.record(now - wake_at);
             } else {
-                std::hint::spin_loop();
+                // Spin by yielding (module docs, "Pacing").
+                std::thread::yield_now();
                 now = self.clock.now_ns();
             }
         }

@@ -9,8 +9,8 @@ use laige_core::EventId;
 /// `loop/tick_rate_invalid`: `GameLoopOptions::tick_rate_hz` outside
 /// 20..=120 Hz (field `tick_rate_hz`). InvalidArgument + one rate-limited warn.
 pub const TICK_RATE_INVALID: EventId = EventId::new("loop", "tick_rate_invalid");
-/// `loop/catchup_invalid`: `GameLoopOptions::max_catch_up_ticks` below 1
-/// (field `max_catch_up`). InvalidArgument + one rate-limited warn.
+/// `loop/catchup_invalid`: `GameLoopOptions::max_catch_up_ticks` outside
+/// `1..=MAX_CATCH_UP_TICKS` (field `max_catch_up`). InvalidArgument + one rate-limited warn.
 pub const CATCHUP_INVALID: EventId = EventId::new("loop", "catchup_invalid");
 /// `loop/tick_dropped` (Warn): a frame's due-tick demand exceeded the
 /// catch-up bound; fields `dropped`, `total_dropped`, `max_catch_up`,
@@ -82,8 +82,9 @@ pub const SCRIPT_INVALID: EventId = EventId::new("input", "script_invalid");
 /// `replay/corrupt` (Corrupt): a damaged header or record, a torn tail, a
 /// missing end record; field = the failed check (`magic`, `header_crc`,
 /// `record`, `record_crc`, `record_kind`, `payload_length`, `tick`,
-/// `hash_tick`, `end_tick`, `end_record`, `trailing_bytes`, `backend`,
-/// `engine_version`, `header`), detail = byte offset and tick.
+/// `hash_tick`, `hash_missing`, `end_tick`, `end_record`,
+/// `trailing_bytes`, `file_size`, `backend`, `engine_version`, `header`),
+/// detail = byte offset and tick.
 pub const CORRUPT: EventId = EventId::new("replay", "corrupt");
 /// `replay/version_unsupported` (Corrupt): the file's format version is
 /// not the one this build reads (field `version`).
@@ -117,6 +118,12 @@ pub const WORLD_NOT_AT_START: EventId = EventId::new("replay", "world_not_at_sta
 /// `replay/diverged` (Failed): playback produced a state hash other than
 /// the recorded one ([`Divergence::to_error`](crate::replay::Divergence::to_error)).
 pub const DIVERGED: EventId = EventId::new("replay", "diverged");
+/// `replay/nothing_verified` (Failed): a playback compared no recorded
+/// state hash, so it proves nothing (a failure, not a vacuous success).
+pub const NOTHING_VERIFIED: EventId = EventId::new("replay", "nothing_verified");
+/// `replay/incomplete` (InvalidArgument): `verify` was given the prefix
+/// of a torn or damaged file; `verify_prefix` verifies one and says so.
+pub const INCOMPLETE: EventId = EventId::new("replay", "incomplete");
 
 /// `profiler/config_invalid`: a ring capacity or system-slot count outside
 /// its range (InvalidArgument + rate-limited warn).

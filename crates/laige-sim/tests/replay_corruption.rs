@@ -187,15 +187,20 @@ fn header_only() -> Vec<u8> {
 #[test]
 fn well_framed_but_wrong_records_name_the_check() {
     type Framed = (u8, u64, Vec<u8>);
+    let h0 = || (2, 0, vec![0; 8]);
     let cases: Vec<(&str, Vec<Framed>)> = vec![
         ("record_kind", vec![(9, 0, vec![])]),
-        ("tick", vec![(1, 0, vec![]), (1, 2, vec![])]),
-        ("hash_tick", vec![(1, 0, vec![]), (2, 0, vec![0; 8])]),
-        ("hash_tick", vec![(2, 0, vec![0; 8]), (2, 0, vec![0; 8])]),
+        ("tick", vec![h0(), (1, 0, vec![]), (1, 2, vec![])]),
+        ("hash_tick", vec![h0(), (1, 0, vec![]), (2, 0, vec![0; 8])]),
+        ("hash_tick", vec![h0(), (2, 0, vec![0; 8])]),
         ("payload_length", vec![(2, 0, vec![0; 7])]),
-        ("payload_length", vec![(3, 0, vec![1])]),
-        ("end_tick", vec![(1, 0, vec![]), (3, 0, vec![])]),
-        ("trailing_bytes", vec![(3, 0, vec![]), (1, 0, vec![])]),
+        ("payload_length", vec![h0(), (3, 0, vec![1])]),
+        ("end_tick", vec![h0(), (1, 0, vec![]), (3, 0, vec![])]),
+        ("trailing_bytes", vec![h0(), (3, 0, vec![]), (1, 0, vec![])]),
+        // The header's interval (1) promises a hash after every tick.
+        ("hash_missing", vec![(1, 0, vec![])]),
+        ("hash_missing", vec![h0(), (1, 0, vec![]), (1, 1, vec![])]),
+        ("hash_missing", vec![h0(), (1, 0, vec![]), (3, 1, vec![])]),
     ];
     for (field, records) in cases {
         let mut b = header_only();

@@ -37,6 +37,7 @@ fn ticks_out_of_order_are_refused_and_nothing_is_written() {
     assert_eq!(rec.next_tick(), 1);
     assert!(rec.wants_hash(1));
     assert!(!rec.wants_hash(2));
+    rec.record_hash(1, 2).unwrap();
     let r = Replay::parse(&rec.finish().unwrap()).unwrap();
     assert_eq!(r.ticks(), 1);
 }
@@ -117,7 +118,10 @@ fn a_failed_write_stops_the_recorder_and_leaves_a_readable_prefix() {
     .unwrap();
     let mut failed_at = None;
     for t in 0..20 {
-        if let Err(e) = rec.record_input_bytes(t, b"abcd") {
+        let written = rec
+            .record_hash(t, t)
+            .and_then(|()| rec.record_input_bytes(t, b"abcd"));
+        if let Err(e) = written {
             assert_eq!(e.code(), ErrorCode::Io);
             assert_eq!(e.id(), events::IO_FAILED);
             assert!(e.to_string().contains("disk full"), "{e}");

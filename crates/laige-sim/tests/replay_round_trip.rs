@@ -7,7 +7,8 @@
 use laige_core::{ErrorCode, Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2};
 use laige_sim::events;
 use laige_sim::replay::{
-    self, ENGINE_VERSION, Replay, ReplayHeader, ReplayInput, ReplayRecorder, WorldTarget,
+    self, ENGINE_VERSION, Replay, ReplayHeader, ReplayInput, ReplayRecorder, ReplayTarget,
+    WorldTarget,
 };
 use laige_sim::workload::{self, Velocity, WorkloadConfig};
 use laige_sim::{StateHash, StateHasher, World};
@@ -279,11 +280,10 @@ fn a_world_not_at_the_start_is_refused() {
         .divergence
         .unwrap();
     assert_eq!((d.tick, d.last_match), (0, None));
-    // ...and without one, the target refuses to run tick 0 on a world at 1.
-    let mut rec = ReplayRecorder::new(Vec::new(), replay.header().clone()).unwrap();
-    rec.record_input(0, &script(0)).unwrap();
-    let inputs_only = Replay::parse(&rec.finish().unwrap()).unwrap();
-    let e = replay::verify(&inputs_only, &mut target).unwrap_err();
+    // ...and the target itself refuses to run tick 0 on a world at 1.
+    let mut bytes = Vec::new();
+    script(0).encode(&mut bytes);
+    let e = ReplayTarget::run_tick(&mut target, 0, &bytes).unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidState);
     assert_eq!(e.id(), events::WORLD_NOT_AT_START);
 }

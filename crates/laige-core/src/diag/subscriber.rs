@@ -20,8 +20,12 @@ use crate::{Error, EventId, Result};
 pub const FILTER_INVALID: EventId = EventId::new("diag", "filter_invalid");
 
 /// What the filter accepts, as stated in [`FILTER_INVALID`] errors.
-const FILTER_ACCEPTED: &str = "comma-separated tracing directives such as \
-     `info` or `warn,laige_sim=debug` (levels: off, error, warn, info, debug, trace)";
+const FILTER_ACCEPTED: &str = "comma-separated directives, each a level or `target=level` \
+     with a target of Rust identifiers joined by `::`, such as `info` or \
+     `warn,laige_sim=debug` (levels: off, error, warn, info, debug, trace)";
+
+/// The level names a directive may use (any case, as `tracing` reads them).
+const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
 
 /// How events are rendered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -167,15 +171,64 @@ fn parse_filter(cfg: &SubscriberConfig, env_value: Option<&str>) -> Result<EnvFi
         (Some(var), Some(value)) if !value.trim().is_empty() => (var.clone(), value),
         _ => (Cow::Borrowed("default_filter"), &cfg.default_filter),
     };
-    EnvFilter::builder().parse(text).map_err(|e| {
-        Error::invalid_argument(
-            FILTER_INVALID,
-            field,
-            format_args!("{text:?}"),
-            FILTER_ACCEPTED,
-        )
-        .with_source(e)
-    })
+    let invalid = |field| {
+        Error::invalid_argument(FILTER_INVALID, field, Error::quoted(text), FILTER_ACCEPTED)
+    };
+    if let Err(detail) = check_directives(text) {
+        return Err(invalid(field).with_detail(detail));
+    }
+    EnvFilter::builder()
+        .parse(text)
+        .map_err(|e| invalid(field).with_source(e))
+}
+
+/// The strict reading of a filter: `tracing` takes any bare word for a
+/// target, so a misspelt level (`ingo`) would silently enable one unknown
+/// target and turn every other log line off. Here a bare directive must be
+/// a level, and a target must be Rust identifiers joined by `::`, followed
+/// by `=level` (a span filter `target[span{field}]=level` keeps its
+/// brackets, checked by `tracing`'s own parser afterwards).
+fn check_directives(text: &str) -> std::result::Result<(), String> {
+    let is_level = |s: &str| LEVELS.iter().any(|l| l.eq_ignore_ascii_case(s.trim()));
+    let is_ident = |s: &str| {
+        let mut chars = s.chars();
+        chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    for (n, directive) in text.split(',').enumerate() {
+        let d = directive.trim();
+        if d.is_empty() {
+            continue;
+        }
+        let shown = Error::quoted(d);
+        let Some((lhs, level)) = d.rsplit_once('=') else {
+            if is_level(d) {
+                continue;
+            }
+            return Err(format!(
+                "directive {n}, {shown}, is not a level; a target needs `=level`"
+            ));
+        };
+        if !is_level(level) {
+            return Err(format!(
+                "directive {n}, {shown}: {} is not a level",
+                Error::quoted(level.trim())
+            ));
+        }
+        let target = lhs.split_once('[').map_or(lhs, |(t, _)| t).trim();
+        if !target.is_empty() && !target.split("::").all(is_ident) {
+            return Err(format!(
+                "directive {n}, {shown}: the target {} is not Rust identifiers joined by `::`",
+                Error::quoted(target)
+            ));
+        }
+        if target.is_empty() && !lhs.contains('[') {
+            return Err(format!("directive {n}, {shown}, has no target before `=`"));
+        }
+    }
+    Ok(())
 }
 
 fn format_layer<W>(
@@ -254,6 +307,51 @@ mod tests {
             super::super::capture_events(|| build_subscriber(&cfg, std::io::sink).map(drop));
         assert_eq!(result.unwrap_err().id(), FILTER_INVALID);
         assert!(events.is_empty(), "{events:?}");
+    }
+
+    #[test]
+    fn misspelt_levels_and_bad_targets_are_rejected() {
+        let cfg = SubscriberConfig {
+            env_var: None,
+            ..SubscriberConfig::default()
+        };
+        let check = |filter: &'static str| {
+            parse_filter(
+                &SubscriberConfig {
+                    default_filter: filter.into(),
+                    ..cfg.clone()
+                },
+                None,
+            )
+        };
+        for good in [
+            "info",
+            "WARN",
+            "warn,laige_sim=debug",
+            "laige_sim::replay=trace, off",
+            "info,",
+        ] {
+            assert!(check(good).is_ok(), "{good}");
+        }
+        for (bad, why) in [
+            ("ingo", "directive 0, \"ingo\", is not a level"),
+            (
+                "warn,laige_sim",
+                "directive 1, \"laige_sim\", is not a level",
+            ),
+            ("laige_sim=loud", "\"loud\" is not a level"),
+            (
+                "laige-sim=debug",
+                "the target \"laige-sim\" is not Rust identifiers",
+            ),
+            ("a::=info", "the target \"a::\" is not Rust identifiers"),
+            ("=info", "has no target before `=`"),
+        ] {
+            let err = check(bad).unwrap_err();
+            assert_eq!(err.id(), FILTER_INVALID, "{bad}");
+            assert_eq!(err.value(), Some(format!("{bad:?}").as_str()));
+            assert!(err.detail().unwrap().contains(why), "{bad}: {err}");
+        }
     }
 
     #[test]

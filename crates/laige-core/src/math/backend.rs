@@ -137,20 +137,12 @@ impl FromStr for MathBackend {
         match text {
             "fixed_point_16_16" => Ok(Self::FixedPoint16_16),
             "float_pinned_32" => Ok(Self::FloatPinned32),
-            _ => {
-                let shown: String = text.chars().take(64).collect();
-                let shown = if shown.len() < text.len() {
-                    format!("{shown:?}… ({} bytes)", text.len())
-                } else {
-                    format!("{shown:?}")
-                };
-                Err(Error::invalid_argument(
-                    BACKEND_UNKNOWN,
-                    "determinism.math",
-                    shown,
-                    ACCEPTED_IDS,
-                ))
-            }
+            _ => Err(Error::invalid_argument(
+                BACKEND_UNKNOWN,
+                "determinism.math",
+                Error::quoted(text),
+                ACCEPTED_IDS,
+            )),
         }
     }
 }

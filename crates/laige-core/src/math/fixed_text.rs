@@ -15,8 +15,6 @@ const ACCEPTED_TEXT: &str = "decimal text: an optional sign, digits, an optional
 /// The accepted range, quoted in out-of-range errors.
 const ACCEPTED_RANGE: &str =
     "-32768 ..= 32767.9999847412109375 after rounding to the nearest 2^-16";
-/// Parse errors quote at most this many characters of the input.
-const MAX_QUOTED_CHARS: usize = 64;
 
 const POW10: [u64; 20] = {
     let mut t = [1u64; 20];
@@ -188,17 +186,14 @@ impl fmt::Debug for Fpx16_16 {
     }
 }
 
-/// The input as quoted in an error: `Debug`-escaped, cut to 64 characters.
-fn quote(text: &str) -> String {
-    match text.char_indices().nth(MAX_QUOTED_CHARS) {
-        Some((cut, _)) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
-        None => format!("{text:?}"),
-    }
-}
-
 fn invalid(text: &str, detail: String) -> Error {
-    Error::invalid_argument(PARSE_INVALID, "fpx16_16", quote(text), ACCEPTED_TEXT)
-        .with_detail(detail)
+    Error::invalid_argument(
+        PARSE_INVALID,
+        "fpx16_16",
+        Error::quoted(text),
+        ACCEPTED_TEXT,
+    )
+    .with_detail(detail)
 }
 
 /// Parses decimal text **exactly**: the decimal value is rounded once to
@@ -290,7 +285,7 @@ impl FromStr for Fpx16_16 {
             return Err(Error::out_of_range(
                 PARSE_OUT_OF_RANGE,
                 "fpx16_16",
-                quote(text),
+                Error::quoted(text),
                 ACCEPTED_RANGE,
             )
             .with_detail("the value is outside the Q16.16 range"));

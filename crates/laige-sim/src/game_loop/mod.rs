@@ -74,7 +74,7 @@ pub use laige_core::Alpha;
 pub use lifecycle::LoopState;
 pub use options::{
     AllocCheck, DEFAULT_MAX_CATCH_UP_TICKS, DEFAULT_TICK_RATE_HZ, GameLoopOptions,
-    MAX_TICK_RATE_HZ, MIN_TICK_RATE_HZ,
+    MAX_CATCH_UP_TICKS, MAX_TICK_RATE_HZ, MIN_TICK_RATE_HZ,
 };
 pub use stats::{FrameInfo, GameLoopStats};
 

@@ -17,6 +17,15 @@ pub const DEFAULT_TICK_RATE_HZ: u32 = 60;
 /// 60 Hz: a healthy 30 Hz machine runs 2 per frame and never drops; a
 /// drop means a real overload; game_loop.md).
 pub const DEFAULT_MAX_CATCH_UP_TICKS: u32 = 5;
+/// Highest accepted catch-up bound: 20 ticks per frame. At the slowest
+/// accepted tick rate (20 Hz, 50 ms per tick) that is one second of
+/// simulation in one frame, and at 120 Hz 167 ms. A machine that fell
+/// further behind than that cannot afford to replay the backlog: running
+/// it takes longer than the backlog itself on an overloaded machine, so
+/// the next frame is due later still and the loop spirals (with no bound,
+/// one frame at a 40 ms tick ran 406 ticks in 16 s). Beyond the bound
+/// the backlog is dropped, counted and reported instead.
+pub const MAX_CATCH_UP_TICKS: u32 = 20;
 
 /// What the debug-build zero-allocation check (G-R1) does when a completed
 /// tick allocated. Release builds compile the check out whatever this says.
@@ -40,7 +49,7 @@ pub enum AllocCheck {
 /// | field | range | default | rejected with |
 /// |---|---|---|---|
 /// | `tick_rate_hz` | 20..=120 | 60 | `loop/tick_rate_invalid` (field `tick_rate_hz`) |
-/// | `max_catch_up_ticks` | ≥ 1 | 5 | `loop/catchup_invalid` (field `max_catch_up`) |
+/// | `max_catch_up_ticks` | 1..=20 ([`MAX_CATCH_UP_TICKS`]) | 5 | `loop/catchup_invalid` (field `max_catch_up`) |
 ///
 /// Both rejections are `InvalidArgument` plus one rate-limited warn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,12 +90,12 @@ impl GameLoopOptions {
             emit::report(&err);
             return Err(err);
         }
-        if self.max_catch_up_ticks < 1 {
+        if !(1..=MAX_CATCH_UP_TICKS).contains(&self.max_catch_up_ticks) {
             let err = Error::invalid_argument(
                 events::CATCHUP_INVALID,
                 "max_catch_up",
                 self.max_catch_up_ticks,
-                ">= 1 tick per frame",
+                "1..=20 ticks per frame",
             );
             emit::report(&err);
             return Err(err);
@@ -144,6 +153,30 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.id(), events::CATCHUP_INVALID);
         assert_eq!(e.field(), Some("max_catch_up"));
-        insta::assert_snapshot!(e.to_string(), @"loop/catchup_invalid: invalid argument: max_catch_up = 0; accepted: >= 1 tick per frame");
+        insta::assert_snapshot!(e.to_string(), @"loop/catchup_invalid: invalid argument: max_catch_up = 0; accepted: 1..=20 ticks per frame");
+    }
+
+    #[test]
+    fn catch_up_bound_is_inclusive_and_bounded() {
+        for (cap, ok) in [
+            (0, false),
+            (1, true),
+            (MAX_CATCH_UP_TICKS, true),
+            (MAX_CATCH_UP_TICKS + 1, false),
+            (u32::MAX, false),
+        ] {
+            let o = GameLoopOptions {
+                max_catch_up_ticks: cap,
+                ..GameLoopOptions::default()
+            };
+            assert_eq!(o.validate().is_ok(), ok, "cap {cap}");
+        }
+        let e = GameLoopOptions {
+            max_catch_up_ticks: u32::MAX,
+            ..GameLoopOptions::default()
+        }
+        .validate()
+        .unwrap_err();
+        insta::assert_snapshot!(e.to_string(), @"loop/catchup_invalid: invalid argument: max_catch_up = 4294967295; accepted: 1..=20 ticks per frame");
     }
 }

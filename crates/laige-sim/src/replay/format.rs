@@ -27,6 +27,19 @@ pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// large worlds, trading precision for time).
 pub const DEFAULT_HASH_INTERVAL: u32 = 1;
 
+/// Largest replay file the reader accepts: 256 MiB. A recording holds one
+/// input record per tick (17 bytes plus the input) and a 25-byte state
+/// hash record every `hash_interval` ticks: an hour at 60 Hz with 1 KiB of
+/// input per tick is 226 MB. The reader keeps the payloads in memory, so
+/// the cap bounds what a file of valid records (a hostile one, or a
+/// recording gone wrong) can make it hold.
+pub const MAX_REPLAY_BYTES: usize = 256 << 20;
+
+/// Longest possible header: magic (8), version (2), backend id (1 + 255),
+/// seed (8), config hash (8), hash interval (4), engine version (1 + 255),
+/// CRC (4). The reader reads at most this much before the first record.
+pub(crate) const MAX_HEADER_BYTES: usize = 8 + 2 + 1 + 255 + 8 + 8 + 4 + 1 + 255 + 4;
+
 /// Bytes of a record before its payload: kind (1), tick (8), length (4).
 pub(crate) const RECORD_PREFIX: usize = 13;
 /// Bytes of a record's trailing CRC-32.

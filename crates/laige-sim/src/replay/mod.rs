@@ -16,8 +16,12 @@
 //!   damage; [`Replay::parse_prefix`] / [`Replay::read_prefix`] return the
 //!   valid prefix and the damage. Bad bytes are a `replay/corrupt` error
 //!   naming the byte offset, the tick and the check — never a panic.
-//! * [`verify`] plays the inputs on a [`ReplayTarget`] (a [`WorldTarget`]
-//!   for a plain world) and names the first tick whose hash differs.
+//! * [`verify`] plays the inputs of a complete replay on a [`ReplayTarget`]
+//!   (a [`WorldTarget`] for a plain world) and names the first tick whose
+//!   hash differs; [`verify_prefix`] plays the valid prefix of a torn file
+//!   and says so in its type ([`PrefixVerification::Torn`]: "torn after
+//!   tick N; verified ticks 0..M"). A playback that compared no state hash
+//!   is a failure (`replay/nothing_verified`), never a success.
 //!
 //! The module is generic over the input: a record holds bytes, and the
 //! game's input type implements [`ReplayInput`] to encode and decode them.
@@ -33,18 +37,21 @@ use laige_core::{Error, ErrorCode, Result};
 
 pub use format::{
     DEFAULT_HASH_INTERVAL, ENGINE_VERSION, FORMAT_VERSION, MAGIC, MAX_ENGINE_VERSION_BYTES,
-    MAX_PAYLOAD_BYTES, ReplayHeader,
+    MAX_PAYLOAD_BYTES, MAX_REPLAY_BYTES, ReplayHeader,
 };
 pub use reader::{Record, Replay, ReplayPrefix};
-pub use verify::{Divergence, ReplayTarget, Verification, WorldTarget, verify};
+pub use verify::{
+    Divergence, PrefixVerification, ReplayTarget, TornVerification, Verification, WorldTarget,
+    verify, verify_prefix,
+};
 pub use writer::ReplayRecorder;
 
 // The replay event ids live with every other id in `events`; the
 // submodules name them through this import.
 use crate::events::{
-    CORRUPT, DIVERGED, HEADER_INVALID, IDENTITY_MISMATCH, INPUT_INVALID, INPUT_TOO_LARGE,
-    IO_FAILED, RECORDER_STOPPED, TICK_OUT_OF_ORDER, TICK_OUT_OF_RANGE, VERSION_UNSUPPORTED,
-    WORLD_NOT_AT_START,
+    CORRUPT, DIVERGED, HEADER_INVALID, IDENTITY_MISMATCH, INCOMPLETE, INPUT_INVALID,
+    INPUT_TOO_LARGE, IO_FAILED, NOTHING_VERIFIED, RECORDER_STOPPED, TICK_OUT_OF_ORDER,
+    TICK_OUT_OF_RANGE, VERSION_UNSUPPORTED, WORLD_NOT_AT_START,
 };
 
 /// One tick's input as replay bytes. The encoding is the game's; it must

@@ -1,15 +1,23 @@
 //! [`Replay`]: a parsed, checked replay file (or the valid prefix of a
 //! damaged one).
+//!
+//! Reading streams: the magic is checked from the first 8 bytes, then the
+//! header, then one record at a time, each checked before the next is
+//! read, so a foreign or damaged file costs the bytes up to its first
+//! damage, and a file of valid records stops at [`MAX_REPLAY_BYTES`].
+//! Only the payloads are kept in memory.
 
+use std::io::Read;
 use std::path::Path;
 
 use laige_core::{Error, ErrorCode, Result};
 
+use super::crc32::Crc32;
 use super::format::{
-    Cursor, Kind, MAX_PAYLOAD_BYTES, RECORD_CRC, RECORD_PREFIX, ReplayHeader, corrupt,
-    decode_header,
+    Cursor, Kind, MAGIC, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, MAX_REPLAY_BYTES, RECORD_CRC,
+    RECORD_PREFIX, ReplayHeader, corrupt, decode_header,
 };
-use super::{IO_FAILED, ReplayInput, crc32::crc32};
+use super::{IO_FAILED, ReplayInput};
 use crate::emit;
 
 /// One record of a replay, in file order.
@@ -53,7 +61,9 @@ struct Index {
 /// use laige_sim::replay::{Replay, ReplayHeader, ReplayRecorder};
 ///
 /// let mut rec = ReplayRecorder::new(Vec::new(), ReplayHeader::new(MathBackend::default(), 1, 2))?;
+/// rec.record_hash(0, 0x5eed)?; // the state after setup
 /// rec.record_input_bytes(0, b"jump")?;
+/// rec.record_hash(1, 0x5eee)?; // due after every tick (the default interval)
 /// let bytes = rec.finish()?;
 ///
 /// assert_eq!(Replay::parse(&bytes)?.input(0), Some(&b"jump"[..]));
@@ -63,7 +73,14 @@ struct Index {
 /// // ...and the prefix parse keeps what is valid and says what is not.
 /// let prefix = Replay::parse_prefix(torn)?;
 /// assert_eq!(prefix.replay.ticks(), 1);
-/// assert!(prefix.damage.is_some());
+/// assert!(prefix.damage.is_some() && prefix.is_torn());
+///
+/// // A state hash the header's interval promises, removed: damage, named
+/// // with its tick.
+/// let mut rec = ReplayRecorder::new(Vec::new(), ReplayHeader::new(MathBackend::default(), 1, 2))?;
+/// rec.record_input_bytes(0, b"jump")?;
+/// let e = Replay::parse(&rec.finish()?).unwrap_err();
+/// assert_eq!((e.field(), e.value()), (Some("hash_missing"), Some("0")));
 /// # Ok::<(), laige_core::Error>(())
 /// ```
 #[derive(Debug)]
@@ -87,6 +104,20 @@ pub struct ReplayPrefix {
     pub damage: Option<Error>,
 }
 
+impl ReplayPrefix {
+    /// Whether the file is *torn*: intact up to a point where it simply
+    /// ends (inside a record, or on a record boundary without the end
+    /// record), as a crash, a kill or a full disk leaves a recording.
+    /// `false` for a complete file and for damage inside the file (a bad
+    /// CRC, a broken tick sequence, a missing state hash).
+    #[must_use]
+    pub fn is_torn(&self) -> bool {
+        self.damage
+            .as_ref()
+            .is_some_and(|e| matches!(e.field(), Some("record" | "end_record")))
+    }
+}
+
 impl Replay {
     /// Parses a whole replay, refusing any damage.
     ///
@@ -107,7 +138,7 @@ impl Replay {
     /// As [`parse`](Self::parse), for a damaged header only (no prefix
     /// exists without a header).
     pub fn parse_prefix(bytes: &[u8]) -> Result<ReplayPrefix> {
-        Self::parse_owned(bytes.to_vec())
+        Self::from_reader(bytes)
     }
 
     /// Reads and parses the file at `path`, refusing any damage.
@@ -126,16 +157,22 @@ impl Replay {
     /// `replay/io_failed` if it cannot be read; a damaged header.
     pub fn read_prefix(path: impl AsRef<Path>) -> Result<ReplayPrefix> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| {
+        let file = std::fs::File::open(path).map_err(|e| {
             let err = Error::new(ErrorCode::Io, IO_FAILED)
                 .with_field("path")
                 .with_value(path.display())
-                .with_detail("reading the replay file")
+                .with_detail("opening the replay file")
                 .with_source(e);
             emit::report(&err);
             err
         })?;
-        Self::parse_owned(bytes)
+        Self::from_reader(std::io::BufReader::new(file)).map_err(|e| {
+            if e.id() == IO_FAILED {
+                e.with_field("path").with_value(path.display())
+            } else {
+                e
+            }
+        })
     }
 
     fn strict(prefix: ReplayPrefix) -> Result<Self> {
@@ -145,8 +182,17 @@ impl Replay {
         }
     }
 
-    fn parse_owned(bytes: Vec<u8>) -> Result<ReplayPrefix> {
-        let (header, start) = decode_header(&bytes).inspect_err(emit::report)?;
+    /// Streams a replay from `src` (see the module docs): the magic, the
+    /// header, then the records up to the first damage.
+    fn from_reader(mut src: impl Read) -> Result<ReplayPrefix> {
+        let mut head = Vec::with_capacity(MAX_HEADER_BYTES);
+        read_up_to(&mut src, &mut head, MAGIC.len()).inspect_err(emit::report)?;
+        if head.len() == MAGIC.len() && head[..] == MAGIC {
+            read_up_to(&mut src, &mut head, MAX_HEADER_BYTES - MAGIC.len())
+                .inspect_err(emit::report)?;
+        }
+        // A foreign file fails here on its first 8 bytes.
+        let (header, start) = decode_header(&head).inspect_err(emit::report)?;
         let mut replay = Self {
             header,
             bytes: Vec::new(),
@@ -154,17 +200,24 @@ impl Replay {
             inputs: Vec::new(),
             complete: false,
         };
-        let damage = replay.index_records(&bytes, start).err();
+        let rest = head.split_off(start);
+        let damage = replay
+            .index_records(&mut (&rest[..]).chain(src), start)
+            .err();
         if let Some(e) = &damage {
             emit::report(e);
         }
-        replay.bytes = bytes;
         Ok(ReplayPrefix { replay, damage })
     }
 
-    /// Indexes the records from `pos` on; stops at the first damaged one.
-    fn index_records(&mut self, bytes: &[u8], mut pos: usize) -> Result<()> {
+    /// Reads and indexes the records from `src` (which starts at byte
+    /// offset `pos` of the file); stops at the first damaged one. Payloads
+    /// are kept in `self.bytes`.
+    fn index_records(&mut self, src: &mut impl Read, mut pos: usize) -> Result<()> {
         let mut last_hash: Option<u64> = None;
+        let interval = u64::from(self.header.hash_interval);
+        let mut prefix = [0_u8; RECORD_PREFIX];
+        let mut crc_bytes = [0_u8; RECORD_CRC];
         loop {
             let n = self.records.len();
             let ticks = self.inputs.len() as u64;
@@ -176,8 +229,8 @@ impl Replay {
                 };
                 format!("record {n} at byte offset {pos}, {after}")
             };
-            let rest = bytes.len() - pos;
-            if rest == 0 {
+            let got = read_full(src, &mut prefix)?;
+            if got == 0 {
                 if self.complete {
                     return Ok(());
                 }
@@ -193,18 +246,19 @@ impl Replay {
                 ));
             }
             if self.complete {
+                let more = if got == RECORD_PREFIX { " or more" } else { "" };
                 return Err(corrupt(
                     "trailing_bytes",
-                    format!("{rest} bytes"),
+                    format!("{got}{more} bytes"),
                     "nothing after the end record",
                     here(),
                 ));
             }
-            let mut c = Cursor::new(&bytes[pos..]);
+            let mut c = Cursor::new(&prefix[..got]);
             let (Some(kind_byte), Some(tick), Some(len)) = (c.u8(), c.u64(), c.u32()) else {
                 return Err(corrupt(
                     "record",
-                    format!("{rest} bytes"),
+                    format!("{got} bytes"),
                     format!("at least {} bytes", RECORD_PREFIX + RECORD_CRC),
                     format!("{}: the file ends inside a record (torn tail)", here()),
                 ));
@@ -219,10 +273,27 @@ impl Replay {
             }
             let len = len as usize;
             let total = RECORD_PREFIX + len + RECORD_CRC;
-            if rest < total {
+            if pos.saturating_add(total) > MAX_REPLAY_BYTES {
+                return Err(corrupt(
+                    "file_size",
+                    format!("more than {MAX_REPLAY_BYTES} bytes"),
+                    "at most 268435456 bytes (256 MiB)",
+                    format!("{}: the file is larger than a replay may be", here()),
+                ));
+            }
+            let start = self.bytes.len();
+            self.bytes.resize(start + len, 0);
+            let got_payload = read_full(src, &mut self.bytes[start..])?;
+            let got_crc = if got_payload == len {
+                read_full(src, &mut crc_bytes)?
+            } else {
+                0
+            };
+            if got_payload + got_crc < len + RECORD_CRC {
+                self.bytes.truncate(start);
                 return Err(corrupt(
                     "record",
-                    format!("{rest} bytes"),
+                    format!("{} bytes", RECORD_PREFIX + got_payload + got_crc),
                     format!("{total} bytes (its declared length)"),
                     format!(
                         "{}: the file ends inside a record (torn tail, or a damaged length)",
@@ -230,14 +301,15 @@ impl Replay {
                     ),
                 ));
             }
-            let body = &bytes[pos..pos + RECORD_PREFIX + len];
-            let stored_at = pos + RECORD_PREFIX + len;
-            let stored = bytes
-                .get(stored_at..stored_at + RECORD_CRC)
-                .and_then(|s| s.try_into().ok())
-                .map_or(0, u32::from_le_bytes);
-            let computed = crc32(body);
+            let stored = u32::from_le_bytes(crc_bytes);
+            let mut crc = Crc32::default();
+            crc.update(&prefix);
+            crc.update(&self.bytes[start..]);
+            let computed = crc.finish();
+            // Until the record is accepted below, its payload is not kept.
+            let keep = start;
             if stored != computed {
+                self.bytes.truncate(keep);
                 return Err(corrupt(
                     "record_crc",
                     format!("{stored:#010x}"),
@@ -246,6 +318,7 @@ impl Replay {
                 ));
             }
             let Some(kind) = Kind::from_byte(kind_byte) else {
+                self.bytes.truncate(keep);
                 return Err(corrupt(
                     "record_kind",
                     kind_byte,
@@ -265,10 +338,30 @@ impl Replay {
                     ))
                 }
             };
-            match kind {
-                Kind::Input => expect_tick("tick")?,
-                Kind::Hash => {
-                    expect_tick("hash_tick")?;
+            // The header's interval is a promise: a state hash after every
+            // `hash_interval` ticks (and after setup, tick 0). An input or
+            // the end record where one is due but absent is damage.
+            let expect_hash = || {
+                if ticks.is_multiple_of(interval) && last_hash != Some(ticks) {
+                    Err(corrupt(
+                        "hash_missing",
+                        ticks,
+                        format!(
+                            "a state hash after every {interval} tick(s) (the header's \
+                             hash_interval) and after setup"
+                        ),
+                        format!(
+                            "{}: the state hash after {ticks} completed tick(s) is missing",
+                            here()
+                        ),
+                    ))
+                } else {
+                    Ok(())
+                }
+            };
+            let checked = match kind {
+                Kind::Input => expect_tick("tick").and_then(|()| expect_hash()),
+                Kind::Hash => expect_tick("hash_tick").and_then(|()| {
                     if last_hash == Some(tick) {
                         return Err(corrupt(
                             "hash_tick",
@@ -285,10 +378,9 @@ impl Replay {
                             here(),
                         ));
                     }
-                    last_hash = Some(tick);
-                }
-                Kind::End => {
-                    expect_tick("end_tick")?;
+                    Ok(())
+                }),
+                Kind::End => expect_tick("end_tick").and_then(|()| {
                     if len != 0 {
                         return Err(corrupt(
                             "payload_length",
@@ -297,8 +389,17 @@ impl Replay {
                             here(),
                         ));
                     }
-                    self.complete = true;
-                }
+                    expect_hash()
+                }),
+            };
+            if let Err(e) = checked {
+                self.bytes.truncate(keep);
+                return Err(e);
+            }
+            match kind {
+                Kind::Input => {}
+                Kind::Hash => last_hash = Some(tick),
+                Kind::End => self.complete = true,
             }
             if kind == Kind::Input {
                 self.inputs.push(self.records.len());
@@ -306,7 +407,7 @@ impl Replay {
             self.records.push(Index {
                 kind,
                 tick,
-                start: pos + RECORD_PREFIX,
+                start: keep,
                 len,
             });
             pos += total;
@@ -384,4 +485,30 @@ impl Replay {
     fn payload(&self, r: &Index) -> Option<&[u8]> {
         self.bytes.get(r.start..r.start.checked_add(r.len)?)
     }
+}
+
+/// Reads until `buf` is full or the source ends; returns the bytes read.
+fn read_full(src: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match src.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(read_failed(e)),
+        }
+    }
+    Ok(got)
+}
+
+/// Appends up to `n` more bytes of `src` to `out` (fewer at its end).
+fn read_up_to(src: &mut impl Read, out: &mut Vec<u8>, n: usize) -> Result<()> {
+    src.take(n as u64).read_to_end(out).map_err(read_failed)?;
+    Ok(())
+}
+
+fn read_failed(e: std::io::Error) -> Error {
+    Error::new(ErrorCode::Io, IO_FAILED)
+        .with_detail("reading the replay file")
+        .with_source(e)
 }

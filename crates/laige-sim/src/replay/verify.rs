@@ -5,8 +5,8 @@ use std::fmt;
 
 use laige_core::{Error, ErrorCode, Result};
 
-use super::reader::{Record, Replay};
-use super::{DIVERGED, WORLD_NOT_AT_START};
+use super::reader::{Record, Replay, ReplayPrefix};
+use super::{DIVERGED, INCOMPLETE, NOTHING_VERIFIED, WORLD_NOT_AT_START};
 use crate::{SystemSchedule, World};
 
 /// What a replay is played on: something that applies one tick's recorded
@@ -170,8 +170,57 @@ pub struct Verification {
     pub ticks: u64,
     /// Recorded hashes compared and matched.
     pub checkpoints: u64,
+    /// The completed tick count of the last matching checkpoint: ticks
+    /// `0..verified_ticks` are verified (ticks played after it, if any,
+    /// were not checked by a hash).
+    pub verified_ticks: u64,
     /// The first mismatch; playback stops there.
     pub divergence: Option<Divergence>,
+}
+
+/// The playback of a torn file's valid prefix: not a full verification,
+/// and a different type from one.
+#[derive(Debug)]
+pub struct TornVerification {
+    /// The playback of the prefix (its divergence, if any, is real).
+    pub verification: Verification,
+    /// The ticks the prefix holds: the file is torn after tick N.
+    pub torn_after_tick: u64,
+    /// Where and how the file ends (`replay/corrupt`, field `record` or
+    /// `end_record`).
+    pub damage: Error,
+}
+
+impl fmt::Display for TornVerification {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "torn after tick {}; verified ticks 0..{}",
+            self.torn_after_tick, self.verification.verified_ticks
+        )?;
+        let unchecked = self.verification.ticks
+            - self
+                .verification
+                .verified_ticks
+                .min(self.verification.ticks);
+        if unchecked > 0 && self.verification.divergence.is_none() {
+            write!(
+                f,
+                " ({unchecked} later tick(s) played without a recorded hash)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What [`verify_prefix`] found: a complete file verified in full, or a
+/// torn file whose valid prefix was verified.
+#[derive(Debug)]
+pub enum PrefixVerification {
+    /// The file is complete: every recorded tick and hash was played.
+    Complete(Verification),
+    /// The file is torn: only its prefix was played.
+    Torn(TornVerification),
 }
 
 impl Verification {
@@ -188,23 +237,65 @@ impl Verification {
     }
 }
 
-/// Plays every recorded input on `target` in file order and compares the
-/// target's state hash at every recorded checkpoint; stops at the first
-/// divergence. Identity checks (backend, config) are the caller's, before
-/// setting the target up: see
+/// Plays every recorded input of a complete replay on `target` in file
+/// order and compares the target's state hash at every recorded
+/// checkpoint; stops at the first divergence. Identity checks (backend,
+/// config) are the caller's, before setting the target up: see
 /// [`ReplayHeader::check_compatible`](super::ReplayHeader::check_compatible).
 ///
-/// A prefix of a damaged file ([`Replay::parse_prefix`]) plays as far as it
-/// is valid.
+/// # Errors
+/// * `replay/incomplete` (InvalidArgument) for the prefix of a torn or
+///   damaged file: use [`verify_prefix`].
+/// * `replay/nothing_verified` (Failed) when no recorded hash was compared.
+/// * The target's own error from [`ReplayTarget::run_tick`], unchanged.
+///
+/// A divergence is not an error here: it is [`Verification::divergence`]
+/// (see [`Verification::into_result`]).
+pub fn verify<T: ReplayTarget>(replay: &Replay, target: &mut T) -> Result<Verification> {
+    if !replay.is_complete() {
+        return Err(Error::invalid_argument(
+            INCOMPLETE,
+            "replay",
+            format!("the prefix of a file, {} tick(s)", replay.ticks()),
+            "a complete replay (verify a torn file's prefix with verify_prefix)",
+        ));
+    }
+    play(replay, target)
+}
+
+/// Verifies what a file holds: a complete file in full (as [`verify`]), a
+/// torn one ([`ReplayPrefix::is_torn`]) as far as its valid prefix goes,
+/// reported as [`PrefixVerification::Torn`].
 ///
 /// # Errors
-/// The target's own error from [`ReplayTarget::run_tick`], unchanged.
-/// A divergence is not an error here: it is
-/// [`Verification::divergence`] (see [`Verification::into_result`]).
-pub fn verify<T: ReplayTarget>(replay: &Replay, target: &mut T) -> Result<Verification> {
+/// The damage itself for a file damaged inside (a bad CRC, a missing
+/// state hash: that is corruption, not a torn tail), and
+/// `replay/nothing_verified` or the target's error as [`verify`].
+pub fn verify_prefix<T: ReplayTarget>(
+    prefix: ReplayPrefix,
+    target: &mut T,
+) -> Result<PrefixVerification> {
+    let torn = prefix.is_torn();
+    match prefix.damage {
+        None => Ok(PrefixVerification::Complete(verify(
+            &prefix.replay,
+            target,
+        )?)),
+        Some(damage) if torn => Ok(PrefixVerification::Torn(TornVerification {
+            verification: play(&prefix.replay, target)?,
+            torn_after_tick: prefix.replay.ticks(),
+            damage,
+        })),
+        Some(damage) => Err(damage),
+    }
+}
+
+/// The playback both entry points share.
+fn play<T: ReplayTarget>(replay: &Replay, target: &mut T) -> Result<Verification> {
     let mut report = Verification {
         ticks: 0,
         checkpoints: 0,
+        verified_ticks: 0,
         divergence: None,
     };
     let mut last_match = None;
@@ -226,10 +317,21 @@ pub fn verify<T: ReplayTarget>(replay: &Replay, target: &mut T) -> Result<Verifi
                     return Ok(report);
                 }
                 report.checkpoints += 1;
+                report.verified_ticks = tick;
                 last_match = Some(tick);
             }
             Record::End { .. } => {}
         }
+    }
+    if report.checkpoints == 0 {
+        return Err(Error::new(ErrorCode::Failed, NOTHING_VERIFIED)
+            .with_field("checkpoints")
+            .with_value(0)
+            .with_accepted("at least one recorded state hash compared")
+            .with_detail(format!(
+                "{} tick(s) played, but the file holds no state hash to compare them with",
+                report.ticks
+            )));
     }
     Ok(report)
 }
