@@ -20,6 +20,9 @@
 //! 7. **[`input`]**: timestamped input events, assigned to the tick they
 //!    fall in and delivered at its start in a deterministic order.
 //!
+//! What is promised bit for bit, per backend and per target, and how it is
+//! checked: [`determinism`].
+//!
 //! ```
 //! use laige_core::{Fpx16_16, clock::SyntheticClock};
 //! use laige_sim::workload::{self, Position, WorkloadConfig};
@@ -66,6 +69,13 @@ pub mod presentation;
 pub mod profiler;
 pub mod replay;
 pub mod state_hash;
+
+/// The determinism promise per backend, build and target, with the
+/// supported-pairs table generated from the detcheck matrix.
+#[doc = include_str!("determinism.md")]
+#[doc = include_str!("determinism_pairs.md")]
+#[doc = include_str!("determinism_detcheck.md")]
+pub mod determinism {}
 pub mod system;
 pub mod workload;
 pub mod world;
