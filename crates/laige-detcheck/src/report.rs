@@ -4,13 +4,14 @@
 //! ```text
 //! detcheck-output 1
 //! build debug_assertions=true overflow_checks=true arch=x86_64 os=linux features=sse2,fma
-//! run backend=fixed_point_16_16 platform=x86_64-linux mode=full ticks=100000 entities=99 spawned=18750 despawned=18747 final=0x… digest=0x… replay=verified:21 perturb=none
+//! run backend=fixed_point_16_16 platform=x86_64-linux mode=full ticks=100000 entities=99 spawned=18750 despawned=18747 final=0x… digest=0x… recording=0x… replay=verified:21 perturb=none
 //! checkpoint backend=fixed_point_16_16 tick=0 hash=0x…
 //! ```
 //!
 //! `replay=` is `verified:N` (N checkpoints reproduced), `diverged:T` (the
 //! first differing tick) or `skipped`; `perturb=` is `none` or the
-//! perturbed tick (the negative control).
+//! perturbed tick (the negative control); `recording=` hashes the replay's
+//! bytes (equal on every platform for equal runs).
 
 use std::fmt::Write as _;
 
@@ -56,11 +57,39 @@ impl BuildInfo {
     }
 }
 
+/// The architecture part of the platform key: Rust's `target_arch`,
+/// except that 32-bit x86 is split by its float unit — `i686` with SSE2,
+/// `i586` without (x87 arithmetic, the one pinned-float results can
+/// depend on).
+#[must_use]
+pub fn arch() -> &'static str {
+    if cfg!(target_arch = "x86") {
+        if cfg!(target_feature = "sse2") {
+            "i686"
+        } else {
+            "i586"
+        }
+    } else {
+        std::env::consts::ARCH
+    }
+}
+
+/// The OS part of the platform key: Rust's `target_os` (`wasi` for
+/// `wasm32-wasip1`, where `std::env::consts::OS` is empty).
+#[must_use]
+pub fn os() -> &'static str {
+    if cfg!(target_os = "wasi") {
+        "wasi"
+    } else {
+        std::env::consts::OS
+    }
+}
+
 /// The platform key of the known answers: `<arch>-<os>` (Fp32Pinned's
 /// promise is per platform).
 #[must_use]
 pub fn platform() -> String {
-    format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS)
+    format!("{}-{}", arch(), os())
 }
 
 /// The header lines.
@@ -70,8 +99,8 @@ pub fn header(build: &BuildInfo) -> String {
         "detcheck-output {OUTPUT_VERSION}\nbuild debug_assertions={} overflow_checks={} arch={} os={} features={}\n",
         build.debug_assertions,
         build.overflow_checks,
-        std::env::consts::ARCH,
-        std::env::consts::OS,
+        arch(),
+        os(),
         if build.features.is_empty() {
             "none".to_owned()
         } else {
@@ -89,7 +118,7 @@ pub fn run_lines(run: &RunResult, mode: &str, perturb: Option<u64>) -> String {
         ReplayOutcome::Diverged(d) => format!("diverged:{}", d.tick),
     };
     let mut out = format!(
-        "run backend={} platform={} mode={mode} ticks={} entities={} spawned={} despawned={} final={:#018x} digest={:#018x} replay={replay} perturb={}\n",
+        "run backend={} platform={} mode={mode} ticks={} entities={} spawned={} despawned={} final={:#018x} digest={:#018x} recording={:#018x} replay={replay} perturb={}\n",
         run.backend,
         platform(),
         run.ticks,
@@ -98,6 +127,7 @@ pub fn run_lines(run: &RunResult, mode: &str, perturb: Option<u64>) -> String {
         run.despawned,
         run.final_hash(),
         run.digest(),
+        run.recording,
         perturb.map_or_else(|| "none".to_owned(), |t| t.to_string()),
     );
     for (tick, hash) in &run.checkpoints {
@@ -125,6 +155,7 @@ mod tests {
             despawned: 1,
             checkpoints: vec![(0, 1), (10, 0xabc)],
             replay: ReplayOutcome::Verified(2),
+            recording: 0x1234,
         };
         let text = run_lines(&run, "quick", Some(5));
         let lines: Vec<&str> = text.lines().collect();
@@ -133,7 +164,7 @@ mod tests {
         assert!(lines[0].contains(
             " mode=quick ticks=10 entities=3 spawned=2 despawned=1 final=0x0000000000000abc "
         ));
-        assert!(lines[0].ends_with(" replay=verified:2 perturb=5"));
+        assert!(lines[0].ends_with(" recording=0x0000000000001234 replay=verified:2 perturb=5"));
         assert_eq!(
             lines[2],
             "checkpoint backend=fixed_point_16_16 tick=10 hash=0x0000000000000abc"

@@ -42,7 +42,7 @@ pub struct ScenarioConfig {
 
 /// Entities of the scenario: 96 keeps a debug build's 100k ticks of both
 /// backends, recorded and replayed, in well under a minute on one core
-/// (`docs/api/determinism.md` has the measured figure) while every system
+/// (`laige_sim::determinism` has the measured figure) while every system
 /// still runs over a few archetype rows.
 pub const ENTITIES: u32 = 96;
 
@@ -158,6 +158,10 @@ pub struct RunResult {
     pub checkpoints: Vec<(u64, u64)>,
     /// The replay playback's verdict.
     pub replay: ReplayOutcome,
+    /// FNV-1a 64 of the recorded replay's bytes: the replay format is
+    /// little-endian on every platform, so equal runs on any two targets
+    /// (of either byte order) have equal recordings.
+    pub recording: u64,
 }
 
 impl RunResult {
@@ -250,6 +254,8 @@ fn run_typed<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<RunRes
         }
     }
     let recording = rec.finish()?;
+    let mut bytes_hash = StateHasher::default();
+    bytes_hash.write_bytes(&recording);
     let replay = if config.verify_replay {
         play_back::<S>(config, &recording)?
     } else {
@@ -263,6 +269,7 @@ fn run_typed<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<RunRes
         despawned: churn.despawned,
         checkpoints,
         replay,
+        recording: bytes_hash.finish(),
     })
 }
 

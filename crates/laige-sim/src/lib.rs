@@ -40,6 +40,9 @@
 //!   public because the bench, detcheck, the demo and the tests measure the
 //!   same world, and a module so that it stays out of the root a game reads.
 //!
+//! What is promised bit for bit, per backend and per target, and how it is
+//! checked: [`determinism`].
+//!
 //! ```
 //! use laige_core::{Fpx16_16, clock::SyntheticClock};
 //! use laige_sim::workload::{self, WorkloadConfig};
@@ -86,6 +89,13 @@ mod profiler;
 pub mod replay;
 mod state_hash;
 mod system;
+
+/// The determinism promise per backend, build and target, with the
+/// supported-pairs table generated from the detcheck matrix.
+#[doc = include_str!("determinism.md")]
+#[doc = include_str!("determinism_pairs.md")]
+#[doc = include_str!("determinism_detcheck.md")]
+pub mod determinism {}
 pub mod workload;
 mod world;
 

@@ -8,7 +8,12 @@
 //!
 //! [full.float_pinned_32.x86_64-linux] # pinned float: per platform
 //! ...
+//! [short.float_pinned_32.aarch64-linux] # the first 20 000 ticks
+//! ...
 //! ```
+//!
+//! A `short` answer (emulated targets) that is a prefix of the `full`
+//! answer for the same key is derived from it, not stored.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -42,6 +47,38 @@ impl Answer {
 
 /// mode → backend → platform → answer.
 pub type Known = BTreeMap<String, BTreeMap<String, BTreeMap<String, Answer>>>;
+
+/// The checkpoints of `a` up to `ticks`, as an answer of that length.
+pub fn prefix(a: &Answer, ticks: u64) -> Answer {
+    Answer {
+        ticks: ticks.min(a.ticks),
+        checkpoints: a
+            .checkpoints
+            .iter()
+            .copied()
+            .filter(|c| c.0 <= ticks)
+            .collect(),
+    }
+}
+
+/// `known` with the `short` answers derived from the `full` ones where the
+/// file stores none.
+pub fn with_short(known: &Known, ticks: u64) -> Known {
+    let mut out = known.clone();
+    if let Some(full) = known.get("full") {
+        let short = out.entry("short".to_owned()).or_default();
+        for (backend, platforms) in full {
+            for (platform, a) in platforms {
+                short
+                    .entry(backend.clone())
+                    .or_default()
+                    .entry(platform.clone())
+                    .or_insert_with(|| prefix(a, ticks));
+            }
+        }
+    }
+    out
+}
 
 /// Parses the file's text.
 pub fn parse(text: &str) -> anyhow::Result<Known> {
@@ -101,7 +138,9 @@ pub fn render(known: &Known, scenario_version: u32) -> String {
          # Regenerate with `cargo xtask detcheck --bless` (it prints the diff): a change\n\
          # that alters simulation results must update this file in the same commit.\n\
          # fixed_point_16_16 is promised on every platform (`any`); float_pinned_32 per\n\
-         # platform (`<arch>-<os>`), see docs/api/determinism.md.\n",
+         # platform (`<arch>-<os>`), see `laige_sim::determinism`. `short` answers are\n\
+         # the first 20000 ticks (emulated targets); where the file has none, the full\n\
+         # answer's prefix is the short answer.\n",
     );
     let _ = writeln!(out, "scenario_version = {scenario_version}");
     for (mode, backends) in known {

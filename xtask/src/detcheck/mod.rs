@@ -1,28 +1,44 @@
 //! `cargo xtask detcheck`: build the detcheck scenario (crates/laige-detcheck)
-//! under a matrix of builds, run it on both math backends, and compare every
-//! state hash with the other builds and with the known answers committed in
-//! `crates/laige-detcheck/known_answers.toml`.
+//! under a matrix of builds and targets, run it on both math backends, and
+//! compare every state hash with the other builds and with the known
+//! answers committed in `crates/laige-detcheck/known_answers.toml`.
 //!
 //! ```text
-//! cargo xtask detcheck [--quick] [--bless] [--builds NAME,NAME]
+//! cargo xtask detcheck [--quick] [--bless] [--builds NAME,NAME] [--host-only]
 //! ```
 //!
 //! * `--quick`: 10 000 ticks instead of 100 000 (its own known answers).
 //! * `--bless`: rewrite the known answers of the mode from this run (every
-//!   build must agree with every other and every replay verify) and print
-//!   the diff — a change that alters results updates the file, visibly.
-//! * `--builds`: a subset of the matrix (`debug,release,…`).
+//!   build of a target must agree with every other and every replay
+//!   verify) and, in a full run of the whole matrix, the supported-pairs
+//!   table; print the diff — a change that alters results updates the
+//!   files, visibly.
+//! * `--builds`: a subset of the host builds (`debug,release,…`).
+//! * `--host-only`: no cross targets (and no pairs-table check).
+//!
+//! Beside the 7 host (x86_64) builds, the release build runs on the cross
+//! targets of [`matrix::TARGETS`] — aarch64 and big-endian s390x under QEMU
+//! user mode, i686 (SSE2) and i586 (x87) natively, wasm32-wasip1 under
+//! Node's WASI — the emulated ones on the short scenario (the first 20 000
+//! ticks, same checkpoints), and each of them also runs the laige-core
+//! math test suite through cargo's target runner. Equal runs on any two
+//! targets must also have recorded byte-identical replays.
 //!
 //! A negative control runs too: the release binary with `--perturb` (one
-//! entity nudged by 2^-16 at the middle tick) must be reported as a
-//! mismatch from the first checkpoint after the nudge, and its replay must
-//! diverge there — a detcheck that cannot fail fails. Exits non-zero on
-//! any mismatch, missing known answer, unapplied build flag or missed
-//! control.
+//! entity nudged by 2^-16 at the middle tick), on the host and on aarch64,
+//! must be reported as a mismatch from the first checkpoint after the
+//! nudge, and its replay must diverge there — a detcheck that cannot fail
+//! fails. A full run of the whole matrix renders the supported-pairs table
+//! (`crates/laige-sim/src/determinism_pairs.md`) from its results and fails
+//! where the committed table says otherwise. Exits non-zero on any
+//! mismatch, missing known answer, unapplied build flag, missed control,
+//! failed math test or stale table. Prints a progress line as each build
+//! and run finishes.
 
 mod known;
 mod matrix;
 mod output;
+mod pairs;
 mod verdict;
 
 #[cfg(test)]
@@ -30,15 +46,16 @@ mod tests;
 
 use std::process::Command;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 
 use crate::run::root;
-use known::{Answer, Known, platform_key};
-use matrix::{Build, MATRIX};
+use known::{Answer, Known, platform_key, with_short};
+use matrix::{Build, MATRIX, SHORT_TICKS, TARGETS, Variant};
 use output::{Output, RunLine};
-use verdict::{Row, Verdict, judge, judge_control, table};
+use verdict::{Row, Verdict, first_diff, judge, judge_control, table};
 
 const BACKENDS: [&str; 2] = ["fixed_point_16_16", "float_pinned_32"];
 /// Must equal `laige_detcheck::scenario::SCENARIO_VERSION`.
@@ -47,20 +64,24 @@ const SCENARIO_VERSION: u32 = 1;
 struct Options {
     quick: bool,
     bless: bool,
-    builds: Vec<Build>,
+    /// A subset of the host builds (`--builds`).
+    builds: Option<Vec<Build>>,
+    cross: bool,
 }
 
 fn options(args: &[String]) -> anyhow::Result<Options> {
     let mut o = Options {
         quick: false,
         bless: false,
-        builds: MATRIX.to_vec(),
+        builds: None,
+        cross: true,
     };
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "--quick" => o.quick = true,
             "--bless" => o.bless = true,
+            "--host-only" => o.cross = false,
             "--builds" => {
                 let list = args.get(i + 1).context("--builds needs a list")?;
                 let mut picked = Vec::new();
@@ -71,10 +92,12 @@ fn options(args: &[String]) -> anyhow::Result<Options> {
                     })?;
                     picked.push(*b);
                 }
-                o.builds = picked;
+                o.builds = Some(picked);
                 i += 1;
             }
-            other => bail!("unknown detcheck option {other}; accepted: --quick, --bless, --builds"),
+            other => bail!(
+                "unknown detcheck option {other}; accepted: --quick, --bless, --builds, --host-only"
+            ),
         }
         i += 1;
     }
@@ -85,50 +108,215 @@ fn known_path() -> std::path::PathBuf {
     root().join("crates/laige-detcheck/known_answers.toml")
 }
 
-/// One scenario process to run.
-struct Job {
-    build: usize,
-    args: Vec<String>,
-    control: bool,
-}
-
-struct Done {
-    build: usize,
-    label: String,
-    control: bool,
-    secs: f64,
-    result: anyhow::Result<Output>,
-}
-
-fn run_job(builds: &[Build], job: &Job) -> Done {
-    let start = Instant::now();
-    let bin = builds[job.build].binary();
-    let result = Command::new(&bin)
-        .args(&job.args)
-        .output()
-        .with_context(|| format!("starting {}", bin.display()))
-        .and_then(|o| {
-            if !o.status.success() {
-                bail!(
-                    "{} exited with {}: {}",
-                    bin.display(),
-                    o.status,
-                    String::from_utf8_lossy(&o.stderr).trim()
-                );
-            }
-            output::parse(&String::from_utf8_lossy(&o.stdout))
-        });
-    Done {
-        build: job.build,
-        label: job.args.join(" "),
-        control: job.control,
-        secs: start.elapsed().as_secs_f64(),
-        result,
+/// The known-answer mode a variant's runs are judged in: `quick`, `full`,
+/// or `short` (the full scenario's first [`SHORT_TICKS`] ticks).
+fn mode_key(quick: bool, v: &Variant) -> &'static str {
+    match (quick, v.target.short) {
+        (true, _) => "quick",
+        (false, true) => "short",
+        (false, false) => "full",
     }
 }
 
-/// Runs the jobs on `workers` threads, longest (debug) first.
-fn run_jobs(builds: &[Build], jobs: Vec<Job>, workers: usize) -> Vec<Done> {
+fn mode_args(mode: &str) -> Vec<String> {
+    match mode {
+        "quick" => vec!["--quick".to_owned()],
+        "short" => vec!["--ticks".to_owned(), SHORT_TICKS.to_string()],
+        _ => Vec::new(),
+    }
+}
+
+/// What a run job does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Scenario,
+    Control,
+    /// The laige-core math test suite of a cross target.
+    MathSuite,
+}
+
+/// One process to run.
+struct Job {
+    variant: usize,
+    args: Vec<String>,
+    kind: Kind,
+}
+
+struct Done {
+    variant: usize,
+    label: String,
+    kind: Kind,
+    secs: f64,
+    /// The scenario's output, or the tests passed and ignored.
+    result: anyhow::Result<Output>,
+    tests: anyhow::Result<Suite>,
+}
+
+/// Progress: `detcheck [k/N, elapsed] what`.
+struct Progress {
+    done: AtomicUsize,
+    total: usize,
+    started: Instant,
+}
+
+impl Progress {
+    fn step(&self, what: &str) {
+        let k = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        println!(
+            "detcheck [{k}/{}, {:.0} s] {what}",
+            self.total,
+            self.started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+fn output_of(c: &mut Command, what: &str) -> anyhow::Result<String> {
+    let o = c.output().with_context(|| format!("starting {what}"))?;
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    if !o.status.success() {
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let tail: Vec<&str> = stderr
+            .lines()
+            .chain(stdout.lines())
+            .rev()
+            .take(12)
+            .collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!("{what} exited with {}: {}", o.status, tail.join("\n"));
+    }
+    Ok(stdout)
+}
+
+/// Sums libtest's `test result: ok. N passed; 0 failed; K ignored` lines.
+fn tests_passed(stdout: &str) -> (u64, u64) {
+    let mut passed = 0;
+    let mut ignored = 0;
+    for line in stdout.lines().filter(|l| l.starts_with("test result:")) {
+        for part in line.split([';', '.']) {
+            let mut w = part.split_whitespace();
+            if let (Some(n), Some(what)) = (w.next(), w.next())
+                && let Ok(n) = n.parse::<u64>()
+            {
+                match what {
+                    "passed" => passed += n,
+                    "ignored" => ignored += n,
+                    _ => {}
+                }
+            }
+        }
+    }
+    (passed, ignored)
+}
+
+/// A math test suite's outcome: tests passed, ignored, and the failures
+/// tolerated on a target whose float unit is not binary32 (tests of the
+/// pinned-float backend, whose promise is per target there).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Suite {
+    pub passed: u64,
+    pub ignored: u64,
+    pub tolerated: Vec<String>,
+    /// The fixed-point known-answer test ran and passed.
+    pub required_ran: bool,
+}
+
+/// The names of libtest's `test NAME ... FAILED` lines.
+fn failed_tests(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... FAILED"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The math test that must pass on every target: the committed
+/// known-answer hash of the math op sequence on the fixed-point backend.
+const REQUIRED_EVERYWHERE: &str = "fixed_point_sequence_matches_the_committed_hash";
+
+/// Runs a math suite command. Every failure fails it, except — where
+/// `tolerate` (a target whose floats are not IEEE binary32) — failures of
+/// tests other than [`REQUIRED_EVERYWHERE`], which are recorded.
+fn run_suite(c: &mut Command, what: &str, tolerate: bool, sum: &mut Suite) -> anyhow::Result<()> {
+    let o = c.output().with_context(|| format!("starting {what}"))?;
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let failed = failed_tests(&stdout);
+    let (passed, ignored) = tests_passed(&stdout);
+    sum.passed += passed;
+    sum.ignored += ignored;
+    sum.required_ran |= stdout
+        .lines()
+        .any(|l| l == format!("test {REQUIRED_EVERYWHERE} ... ok"));
+    let fatal: Vec<&str> = failed
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !tolerate || n.contains(REQUIRED_EVERYWHERE))
+        .collect();
+    if !o.status.success() && (failed.is_empty() || !fatal.is_empty()) {
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!(
+            "{what} exited with {}; failed: {}; {}",
+            o.status,
+            if fatal.is_empty() {
+                "-".to_owned()
+            } else {
+                fatal.join(", ")
+            },
+            tail.join("\n")
+        );
+    }
+    sum.tolerated.extend(failed);
+    Ok(())
+}
+
+fn run_job(variants: &[Variant], job: &Job) -> Done {
+    let start = Instant::now();
+    let v = &variants[job.variant];
+    let (result, tests) = if job.kind == Kind::MathSuite {
+        let triple = v.target.triple.unwrap_or_default();
+        let mut sum = Suite::default();
+        let mut outcome = Ok(());
+        for mut c in matrix::math_suite(triple, false) {
+            outcome = run_suite(
+                &mut c,
+                &format!("cargo test -p laige-core --target {triple}"),
+                !v.target.pinned_exact,
+                &mut sum,
+            );
+            if outcome.is_err() {
+                break;
+            }
+        }
+        let outcome = outcome.and_then(|()| {
+            if sum.required_ran {
+                Ok(sum)
+            } else {
+                Err(anyhow::anyhow!(
+                    "the suite did not run {REQUIRED_EVERYWHERE} (the fixed-point known answer of the math op sequence)"
+                ))
+            }
+        });
+        (Err(anyhow::anyhow!("not a scenario run")), outcome)
+    } else {
+        let result = v
+            .run_command()
+            .and_then(|mut c| output_of(c.args(&job.args), &v.binary().display().to_string()))
+            .and_then(|out| output::parse(&out));
+        (result, Err(anyhow::anyhow!("not a test run")))
+    };
+    Done {
+        variant: job.variant,
+        label: job.args.join(" "),
+        kind: job.kind,
+        secs: start.elapsed().as_secs_f64(),
+        result,
+        tests,
+    }
+}
+
+/// Runs the jobs on `workers` threads in order (longest first).
+fn run_jobs(variants: &[Variant], jobs: Vec<Job>, workers: usize, p: &Progress) -> Vec<Done> {
     let queue = Mutex::new(jobs.into_iter().collect::<std::collections::VecDeque<_>>());
     let done = Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -137,7 +325,22 @@ fn run_jobs(builds: &[Build], jobs: Vec<Job>, workers: usize) -> Vec<Done> {
                 loop {
                     let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                     let Some(job) = next else { break };
-                    let d = run_job(builds, &job);
+                    let d = run_job(variants, &job);
+                    let ok = match d.kind {
+                        Kind::MathSuite => d.tests.is_ok(),
+                        _ => d.result.is_ok(),
+                    };
+                    p.step(&format!(
+                        "ran {} {} in {:.1} s{}",
+                        variants[d.variant].label(),
+                        match d.kind {
+                            Kind::MathSuite => "math test suite".to_owned(),
+                            Kind::Control => format!("control {}", d.label),
+                            Kind::Scenario => d.label.clone(),
+                        },
+                        d.secs,
+                        if ok { "" } else { ": FAILED" }
+                    ));
                     if let Ok(mut v) = done.lock() {
                         v.push(d);
                     }
@@ -148,137 +351,300 @@ fn run_jobs(builds: &[Build], jobs: Vec<Job>, workers: usize) -> Vec<Done> {
     done.into_inner().unwrap_or_default()
 }
 
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let o = options(args)?;
-    let mode = if o.quick { "quick" } else { "full" };
-    let started = Instant::now();
-    let known_text = std::fs::read_to_string(known_path()).unwrap_or_default();
-    let known = known::parse(&known_text)?;
+/// A build's time in seconds, or why it failed.
+type BuildTime = Result<f64, String>;
 
-    // 1. Build every variant (sequentially: cargo uses every core itself).
-    let mut built = vec![None; o.builds.len()];
-    for (i, b) in o.builds.iter().enumerate() {
+/// Builds every variant and math suite (sequentially: cargo uses every
+/// core itself); the variant's build time or its failure.
+fn build_all(
+    variants: &[Variant],
+    suites: &[usize],
+    p: &Progress,
+) -> anyhow::Result<(Vec<BuildTime>, Vec<BuildTime>)> {
+    let mut built = Vec::new();
+    for v in variants {
         let t = Instant::now();
-        println!("detcheck: building {:<18} ({})", b.name, b.flags);
-        let status = b.command().status().context("starting cargo")?;
+        let status = v.command().status().context("starting cargo")?;
         let secs = t.elapsed().as_secs_f64();
-        built[i] = Some(if status.success() {
+        p.step(&format!(
+            "built {} ({}) in {secs:.1} s{}",
+            v.label(),
+            v.build.flags,
+            if status.success() { "" } else { ": FAILED" }
+        ));
+        built.push(if status.success() {
             Ok(secs)
         } else {
             Err(format!("cargo build failed ({status})"))
         });
     }
+    let mut suite_built = Vec::new();
+    for &i in suites {
+        let triple = variants[i].target.triple.unwrap_or_default();
+        let t = Instant::now();
+        let mut ok = Ok(());
+        for mut c in matrix::math_suite(triple, true) {
+            c.arg("--quiet");
+            let status = c.status().context("starting cargo")?;
+            if !status.success() {
+                ok = Err(format!("cargo test --no-run failed ({status})"));
+            }
+        }
+        let secs = t.elapsed().as_secs_f64();
+        p.step(&format!(
+            "built {triple} math test suite in {secs:.1} s{}",
+            if ok.is_ok() { "" } else { ": FAILED" }
+        ));
+        suite_built.push(ok.map(|()| secs));
+    }
+    Ok((built, suite_built))
+}
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    let o = options(args)?;
+    let mode = if o.quick { "quick" } else { "full" };
+    let started = Instant::now();
+    let known_text = std::fs::read_to_string(known_path()).unwrap_or_default();
+    let known = with_short(&known::parse(&known_text)?, SHORT_TICKS);
+    let variants = matrix::variants(o.builds.as_deref(), o.cross);
+    let whole = o.builds.is_none() && o.cross;
+    // One math suite per cross target, on its first variant.
+    let suites: Vec<usize> = variants
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| {
+            v.target.math_suite
+                && v.target.triple.is_some()
+                && variants[..*i]
+                    .iter()
+                    .all(|w| w.target.name != v.target.name)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let controls: Vec<usize> = TARGETS
+        .iter()
+        .filter(|t| t.control)
+        .filter_map(|t| {
+            let on = |name: &str| {
+                variants
+                    .iter()
+                    .position(|v| v.target.name == t.name && v.build.name == name)
+            };
+            on("release").or_else(|| variants.iter().position(|v| v.target.name == t.name))
+        })
+        .collect();
+    let total = variants.len()
+        + suites.len()
+        + variants.len() * BACKENDS.len()
+        + controls.len()
+        + suites.len();
+    let progress = Progress {
+        done: AtomicUsize::new(0),
+        total,
+        started,
+    };
+
+    // 1. Build.
+    let (built, suite_built) = build_all(&variants, &suites, &progress)?;
     let build_secs = started.elapsed().as_secs_f64();
 
-    // 2. Run: each build × backend as its own process, plus the control.
-    let mode_args: Vec<String> = if o.quick {
-        vec!["--quick".to_owned()]
-    } else {
-        Vec::new()
-    };
+    // 2. Run: each variant × backend as its own process, the controls, the
+    //    math suites; the slowest (debug, emulated) first.
     let mut jobs = Vec::new();
-    for (i, _) in o.builds.iter().enumerate() {
-        if !matches!(built[i], Some(Ok(_))) {
+    for (i, v) in variants.iter().enumerate() {
+        if built[i].is_err() {
+            progress.step(&format!("skipped the runs of {} (not built)", v.label()));
             continue;
         }
         for backend in BACKENDS {
-            let mut a = mode_args.clone();
+            let mut a = mode_args(mode_key(o.quick, v));
             a.extend(["--backend".to_owned(), backend.to_owned()]);
             jobs.push(Job {
-                build: i,
+                variant: i,
                 args: a,
-                control: false,
+                kind: Kind::Scenario,
             });
         }
     }
-    // The control on the fastest binary built (release, else the first).
-    let control_build = o
-        .builds
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| matches!(built[*i], Some(Ok(_))))
-        .find(|(_, b)| b.name == "release")
-        .or_else(|| {
-            o.builds
-                .iter()
-                .enumerate()
-                .find(|(i, _)| matches!(built[*i], Some(Ok(_))))
-        })
-        .map(|(i, _)| i);
-    if let Some(i) = control_build {
-        let mut a = mode_args.clone();
-        a.extend([
-            "--backend".to_owned(),
-            "all".to_owned(),
-            "--perturb".to_owned(),
-        ]);
-        jobs.push(Job {
-            build: i,
-            args: a,
-            control: true,
-        });
+    for &i in &controls {
+        if built[i].is_ok() {
+            let mut a = mode_args(mode_key(o.quick, &variants[i]));
+            a.extend(["--backend", "all", "--perturb"].map(str::to_owned));
+            jobs.push(Job {
+                variant: i,
+                args: a,
+                kind: Kind::Control,
+            });
+        }
     }
+    for (k, &i) in suites.iter().enumerate() {
+        if suite_built[k].is_ok() {
+            jobs.push(Job {
+                variant: i,
+                args: Vec::new(),
+                kind: Kind::MathSuite,
+            });
+        }
+    }
+    let weight = |j: &Job| {
+        let v = &variants[j.variant];
+        let slow = !v.build.release || v.target.how.starts_with("QEMU");
+        (j.kind != Kind::MathSuite, !slow)
+    };
+    jobs.sort_by_key(weight);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
     let t = Instant::now();
-    let mut done = run_jobs(&o.builds, jobs, workers);
+    let mut done = run_jobs(&variants, jobs, workers, &progress);
     let run_secs = t.elapsed().as_secs_f64();
-    done.sort_by_key(|d| (d.build, d.control));
+    done.sort_by_key(|d| (d.variant, d.kind as u8, d.label.clone()));
 
     // 3. Judge.
-    let (rows, clean) = judge_all(&o.builds, &built, &done, &known, mode);
+    let judged = judge_all(&variants, &built, &done, &known, o.quick);
+    let mut rows = judged.rows;
+    for (k, &i) in suites.iter().enumerate() {
+        let v = &variants[i];
+        let verdict = match (
+            &suite_built[k],
+            done.iter()
+                .find(|d| d.variant == i && d.kind == Kind::MathSuite),
+        ) {
+            (Err(e), _) => Verdict::Failed(e.clone()),
+            (Ok(_), Some(d)) => match &d.tests {
+                Ok(suite) => Verdict::TestsPassed {
+                    passed: suite.passed,
+                    ignored: suite.ignored,
+                    tolerated: suite.tolerated.clone(),
+                },
+                Err(e) => Verdict::Failed(format!("{e:#}")),
+            },
+            (Ok(_), None) => Verdict::Failed("the math test suite did not run".to_owned()),
+        };
+        rows.push(Row {
+            target: v.target.name.to_owned(),
+            build: "math test suite".to_owned(),
+            flags: "cargo test -p laige-core".to_owned(),
+            backend: "-".to_owned(),
+            final_hash: None,
+            verdict,
+        });
+    }
     println!("\n{}", table(&rows));
-    for d in &done {
-        println!(
-            "  ran {:<18} {:<40} in {:.1} s",
-            o.builds[d.build].name, d.label, d.secs
-        );
-    }
-    if let Some(f) = done
-        .iter()
-        .find_map(|d| d.result.as_ref().ok().map(|o| o.build.features.clone()))
-    {
-        let native = done
+    for (i, v) in variants.iter().enumerate() {
+        let runs: Vec<String> = done
             .iter()
-            .find(|d| o.builds[d.build].name == "native")
-            .and_then(|d| d.result.as_ref().ok())
-            .map(|o| o.build.features.clone());
+            .filter(|d| d.variant == i)
+            .map(|d| {
+                let what = match d.kind {
+                    Kind::MathSuite => "math suite".to_owned(),
+                    Kind::Control => "control".to_owned(),
+                    Kind::Scenario => d.label.rsplit(' ').next().unwrap_or("").to_owned(),
+                };
+                format!("{what} {:.1} s", d.secs)
+            })
+            .collect();
+        let suite = suites
+            .iter()
+            .position(|&s| s == i)
+            .and_then(|k| suite_built[k].as_ref().ok())
+            .map_or_else(String::new, |s| format!(", math suite build {s:.1} s"));
         println!(
-            "  target features: default build {f}; native build {}",
-            native.unwrap_or_else(|| "-".to_owned())
+            "  {:<40} build {}{suite}; runs: {}",
+            v.label(),
+            built[i]
+                .as_ref()
+                .map_or_else(|e| e.clone(), |s| format!("{s:.1} s")),
+            runs.join(", ")
         );
     }
+    let features = |name: &str| {
+        done.iter()
+            .find(|d| variants[d.variant].label() == name)
+            .and_then(|d| d.result.as_ref().ok())
+            .map_or_else(|| "-".to_owned(), |o| o.build.features.clone())
+    };
     println!(
-        "detcheck ({mode}, {} ticks): builds {:.1} s, runs {:.1} s ({workers} at a time), total {:.1} s",
+        "  target features: default build {}; native build {}",
+        features("release"),
+        features("native")
+    );
+    println!(
+        "detcheck ({mode}, {} ticks; short targets {}): builds {build_secs:.1} s, runs {run_secs:.1} s ({workers} at a time), total {:.1} s",
         if o.quick { 10_000 } else { 100_000 },
-        build_secs,
-        run_secs,
+        if o.quick { 10_000 } else { SHORT_TICKS },
         started.elapsed().as_secs_f64()
     );
 
-    // 4. Bless or verdict.
+    // 4. The supported-pairs table (full runs of the whole matrix).
     let failed: Vec<&Row> = rows.iter().filter(|r| !r.verdict.passed()).collect();
+    let pairs_path = pairs::path();
+    let committed_pairs = std::fs::read_to_string(&pairs_path).unwrap_or_default();
+    let fresh_pairs = (!o.quick && whole).then(|| pairs::render(&judged.pairs));
+    let stale_pairs = fresh_pairs
+        .as_ref()
+        .is_some_and(|fresh| *fresh != committed_pairs);
+    // What the committed known answers imply must be the committed table
+    // too (the test checks the same; here a stale file is named at once).
+    let implied = pairs::render(&pairs::from_known(&known));
+    if fresh_pairs.is_some() && !o.bless && implied != committed_pairs {
+        println!(
+            "detcheck: the committed known answers imply another supported-pairs table than {}",
+            pairs_path.display()
+        );
+    }
+    let stale_pairs = stale_pairs || (fresh_pairs.is_some() && implied != committed_pairs);
+    if fresh_pairs.is_none() {
+        println!(
+            "detcheck: the supported-pairs table is checked by a full run of the whole matrix only"
+        );
+    }
+
+    // 5. Bless or verdict.
     if o.bless {
         if let Some(bad) = failed.iter().find(|r| !r.verdict.blessable()) {
             bail!(
-                "not blessing: {} / {}: {} (only a known-answer change can be blessed)",
+                "not blessing: {} {} / {}: {} (only a known-answer change can be blessed)",
+                bad.target,
                 bad.build,
                 bad.backend,
                 bad.verdict.text()
             );
         }
-        let mut next = known.clone();
-        for run in clean {
+        let mut next = known::parse(&known_text)?;
+        let full = known.get("full").cloned().unwrap_or_default();
+        for (mode, run) in judged.clean {
+            let key = platform_key(&run.backend, &run.platform);
+            // A short answer that is the full answer's prefix is derived,
+            // not stored.
+            if mode == "short"
+                && full
+                    .get(&run.backend)
+                    .and_then(|p| p.get(&key))
+                    .is_some_and(|a| {
+                        first_diff(&run.checkpoints, &known::prefix(a, SHORT_TICKS).checkpoints)
+                            .is_none()
+                    })
+            {
+                continue;
+            }
             next.entry(mode.to_owned())
                 .or_default()
                 .entry(run.backend.clone())
                 .or_default()
                 .insert(
-                    platform_key(&run.backend, &run.platform),
+                    key,
                     Answer {
                         ticks: run.ticks,
                         checkpoints: run.checkpoints.clone(),
                     },
                 );
+        }
+        let blessed = with_short(&next, SHORT_TICKS);
+        if let Some(fresh) = &fresh_pairs
+            && pairs::render(&pairs::from_known(&blessed)) != *fresh
+        {
+            bail!(
+                "the blessed known answers imply another supported-pairs table than this run (a detcheck bug)"
+            );
         }
         let text = known::render(&next, SCENARIO_VERSION);
         let diff = known::diff(&known_text, &text);
@@ -291,101 +657,199 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
                 println!("  {line}");
             }
         }
+        if let Some(fresh) = fresh_pairs.filter(|_| stale_pairs) {
+            std::fs::write(&pairs_path, &fresh)
+                .with_context(|| format!("writing {}", pairs_path.display()))?;
+            println!("detcheck --bless: rewrote {}:", pairs_path.display());
+            for line in known::diff(&committed_pairs, &fresh) {
+                println!("  {line}");
+            }
+        }
         return Ok(());
     }
-    if !failed.is_empty() {
+    if stale_pairs && let Some(fresh) = &fresh_pairs {
+        println!(
+            "detcheck: this run disagrees with the committed supported-pairs table ({}):",
+            pairs_path.display()
+        );
+        for line in known::diff(&committed_pairs, fresh) {
+            println!("  {line}");
+        }
+    }
+    if !failed.is_empty() || stale_pairs {
         bail!(
-            "detcheck: {} of {} row(s) failed (see the table)",
+            "detcheck: {} of {} row(s) failed (see the table){}",
             failed.len(),
-            rows.len()
+            rows.len(),
+            if stale_pairs {
+                "; the supported-pairs table is stale (run --bless after checking the diff)"
+            } else {
+                ""
+            }
         );
     }
-    println!("detcheck: every build and backend agrees with the known answers");
+    println!("detcheck: every target, build and backend agrees with the known answers");
     Ok(())
 }
 
-/// The rows, and the reference build's clean runs (for `--bless`).
+/// What [`judge_all`] finds.
+struct Judged<'a> {
+    rows: Vec<Row>,
+    /// The reference variant's clean run per target and backend, with the
+    /// mode it belongs to (for `--bless`).
+    clean: Vec<(&'static str, &'a RunLine)>,
+    /// Per target and backend, for the supported-pairs table.
+    pairs: Vec<pairs::Pair>,
+}
+
+/// The rows, the reference runs and the pairs.
 fn judge_all<'a>(
-    builds: &[Build],
-    built: &[Option<Result<f64, String>>],
+    variants: &[Variant],
+    built: &[Result<f64, String>],
     done: &'a [Done],
     known: &Known,
-    mode: &str,
-) -> (Vec<Row>, Vec<&'a RunLine>) {
+    quick: bool,
+) -> Judged<'a> {
     let mut rows = Vec::new();
-    // The reference: the first build in matrix order with a clean run.
-    let clean_runs = |backend: &str| {
-        done.iter()
-            .filter(|d| !d.control)
-            .filter_map(|d| d.result.as_ref().ok().map(|o| (d.build, o)))
-            .flat_map(|(b, o)| o.runs.iter().map(move |r| (b, &o.build, r)))
-            .filter(|(_, _, r)| r.backend == backend)
-            .collect::<Vec<_>>()
-    };
-    let mut reference_runs = Vec::new();
-    for (i, b) in builds.iter().enumerate() {
-        if let Some(Err(e)) = &built[i] {
+    let mut clean = Vec::new();
+    let mut pair_list = Vec::new();
+    for (i, v) in variants.iter().enumerate() {
+        if let Err(e) = &built[i] {
             rows.push(Row {
-                build: b.name.to_owned(),
-                flags: b.flags.to_owned(),
+                target: v.target.name.to_owned(),
+                build: v.build.name.to_owned(),
+                flags: v.build.flags.to_owned(),
                 backend: "-".to_owned(),
                 final_hash: None,
                 verdict: Verdict::Failed(e.clone()),
             });
         }
     }
-    for backend in BACKENDS {
-        let runs = clean_runs(backend);
-        let reference = runs.first().map(|(b, _, r)| (builds[*b].name, *r));
-        if let Some((_, r)) = reference {
-            reference_runs.push(r);
-        }
-        for (b, build_line, run) in &runs {
-            let verdict = judge(run, build_line, builds[*b].expect, reference, known, mode);
-            rows.push(Row {
-                build: builds[*b].name.to_owned(),
-                flags: builds[*b].flags.to_owned(),
-                backend: backend.to_owned(),
-                final_hash: Some(run.final_hash),
-                verdict,
+    // Every clean run: (variant, its build line, the run).
+    let runs: Vec<(usize, &output::BuildLine, &RunLine)> = done
+        .iter()
+        .filter(|d| d.kind == Kind::Scenario)
+        .filter_map(|d| d.result.as_ref().ok().map(|o| (d.variant, o)))
+        .flat_map(|(i, o)| o.runs.iter().map(move |r| (i, &o.build, r)))
+        .collect();
+    for t in TARGETS {
+        for backend in BACKENDS {
+            let these: Vec<_> = runs
+                .iter()
+                .filter(|(i, _, r)| variants[*i].target.name == t.name && r.backend == backend)
+                .collect();
+            let Some(&&(ri, _, reference)) = these.first() else {
+                continue;
+            };
+            let mode = mode_key(quick, &variants[ri]);
+            clean.push((mode, reference));
+            let mut worst: Option<Verdict> = None;
+            for &&(i, line, run) in &these {
+                let v = &variants[i];
+                let verdict = judge(
+                    run,
+                    line,
+                    v.build.expect,
+                    Some((variants[ri].build.name, reference)),
+                    known,
+                    mode,
+                );
+                if !verdict.passed() && worst.is_none() {
+                    worst = Some(verdict.clone());
+                }
+                rows.push(Row {
+                    target: t.name.to_owned(),
+                    build: v.build.name.to_owned(),
+                    flags: v.build.flags.to_owned(),
+                    backend: backend.to_owned(),
+                    final_hash: Some(run.final_hash),
+                    verdict,
+                });
+            }
+            let builds: Vec<&str> = these
+                .iter()
+                .map(|(i, _, _)| variants[*i].build.name)
+                .collect();
+            let outcome = match worst {
+                Some(v) => pairs::Outcome::Fails(v.text()),
+                None => pairs::compare(backend, &reference.checkpoints, known, mode),
+            };
+            pair_list.push(pairs::Pair {
+                target: t,
+                builds: builds.join(", "),
+                ticks: reference.ticks,
+                backend,
+                outcome,
             });
         }
     }
+    // Equal runs on two targets recorded the same replay bytes.
+    for (k, (i, _, a)) in runs.iter().enumerate() {
+        for (j, _, b) in &runs[k + 1..] {
+            if variants[*i].target.name != variants[*j].target.name
+                && a.backend == b.backend
+                && a.checkpoints == b.checkpoints
+                && a.recording != b.recording
+            {
+                rows.push(Row {
+                    target: variants[*j].target.name.to_owned(),
+                    build: variants[*j].build.name.to_owned(),
+                    flags: variants[*j].build.flags.to_owned(),
+                    backend: b.backend.clone(),
+                    final_hash: Some(b.final_hash),
+                    verdict: Verdict::Failed(format!(
+                        "the same run as on {} recorded different replay bytes ({:#018x} vs {:#018x})",
+                        variants[*i].label(),
+                        a.recording,
+                        b.recording
+                    )),
+                });
+            }
+        }
+    }
     for d in done {
-        let name = builds[d.build].name;
-        match &d.result {
-            Err(e) => rows.push(Row {
-                build: if d.control {
-                    format!("control ({name})")
+        let v = &variants[d.variant];
+        match (&d.result, d.kind) {
+            (_, Kind::MathSuite) | (Ok(_), Kind::Scenario) => {}
+            (Err(e), _) => rows.push(Row {
+                target: v.target.name.to_owned(),
+                build: if d.kind == Kind::Control {
+                    format!("control ({})", v.build.name)
                 } else {
-                    name.to_owned()
+                    v.build.name.to_owned()
                 },
-                flags: builds[d.build].flags.to_owned(),
+                flags: v.build.flags.to_owned(),
                 backend: "-".to_owned(),
                 final_hash: None,
                 verdict: Verdict::Failed(format!("{e:#}")),
             }),
-            Ok(o) if d.control => {
+            (Ok(o), Kind::Control) => {
+                let mode = mode_key(quick, v);
                 for run in &o.runs {
-                    let clean = reference_runs
+                    let baseline = clean
                         .iter()
-                        .find(|r| r.backend == run.backend)
-                        .copied();
+                        .find(|(_, r)| r.backend == run.backend && r.platform == run.platform)
+                        .map(|(_, r)| *r);
                     rows.push(Row {
+                        target: v.target.name.to_owned(),
                         build: format!(
-                            "control ({name}, nudged at {})",
+                            "control ({}, nudged at {})",
+                            v.build.name,
                             run.perturb
                                 .map_or_else(|| "-".to_owned(), |t| t.to_string())
                         ),
-                        flags: builds[d.build].flags.to_owned(),
+                        flags: v.build.flags.to_owned(),
                         backend: run.backend.clone(),
                         final_hash: Some(run.final_hash),
-                        verdict: judge_control(run, clean, known, mode),
+                        verdict: judge_control(run, baseline, known, mode),
                     });
                 }
             }
-            Ok(_) => {}
         }
     }
-    (rows, reference_runs)
+    Judged {
+        rows,
+        clean,
+        pairs: pair_list,
+    }
 }

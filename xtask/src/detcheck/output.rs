@@ -28,6 +28,8 @@ pub struct RunLine {
     pub ticks: u64,
     pub final_hash: u64,
     pub digest: u64,
+    /// The hash of the recorded replay's bytes.
+    pub recording: u64,
     pub replay: ReplayField,
     pub perturb: Option<u64>,
     pub checkpoints: Vec<(u64, u64)>,
@@ -108,6 +110,7 @@ pub fn parse(text: &str) -> anyhow::Result<Output> {
                     ticks: get(line, "ticks")?.parse()?,
                     final_hash: parse_hex(get(line, "final")?)?,
                     digest: parse_hex(get(line, "digest")?)?,
+                    recording: parse_hex(get(line, "recording")?)?,
                     replay,
                     perturb,
                     checkpoints: Vec::new(),

@@ -1,10 +1,13 @@
-use super::known::{self, Answer, Known};
+use super::known::{self, Answer, Known, with_short};
+use super::matrix::{self, SHORT_TICKS, TARGETS};
 use super::output::{self, BuildLine, ReplayField, RunLine};
 use super::verdict::{Expect, Row, Verdict, first_diff, judge, judge_control, table};
+use super::{failed_tests, known_path, pairs, tests_passed};
+use crate::run::root;
 
 const SAMPLE: &str = "detcheck-output 1
 build debug_assertions=true overflow_checks=true arch=x86_64 os=linux features=sse2
-run backend=fixed_point_16_16 platform=x86_64-linux mode=quick ticks=20 entities=9 spawned=3 despawned=2 final=0x0000000000000003 digest=0x0000000000000000 replay=verified:3 perturb=none
+run backend=fixed_point_16_16 platform=x86_64-linux mode=quick ticks=20 entities=9 spawned=3 despawned=2 final=0x0000000000000003 digest=0x0000000000000000 recording=0x0000000000000009 replay=verified:3 perturb=none
 checkpoint backend=fixed_point_16_16 tick=0 hash=0x0000000000000001
 checkpoint backend=fixed_point_16_16 tick=10 hash=0x0000000000000002
 checkpoint backend=fixed_point_16_16 tick=20 hash=0x0000000000000003
@@ -18,6 +21,7 @@ fn run(backend: &str, checkpoints: &[(u64, u64)]) -> RunLine {
         ticks: checkpoints.last().map_or(0, |c| c.0),
         final_hash: checkpoints.last().map_or(0, |c| c.1),
         digest: 0,
+        recording: 9,
         replay: ReplayField::Verified(checkpoints.len() as u64),
         perturb: None,
         checkpoints: checkpoints.to_vec(),
@@ -275,6 +279,7 @@ fn the_diff_shows_removed_and_added_lines() {
 fn the_table_has_one_line_per_row() {
     let rows = vec![
         Row {
+            target: "x86_64-unknown-linux-gnu".to_owned(),
             build: "debug".to_owned(),
             flags: "opt 0".to_owned(),
             backend: "fixed_point_16_16".to_owned(),
@@ -282,6 +287,7 @@ fn the_table_has_one_line_per_row() {
             verdict: Verdict::Ok,
         },
         Row {
+            target: "aarch64-unknown-linux-gnu".to_owned(),
             build: "native".to_owned(),
             flags: "opt 3, target-cpu=native".to_owned(),
             backend: "float_pinned_32".to_owned(),
@@ -292,7 +298,192 @@ fn the_table_has_one_line_per_row() {
     let t = table(&rows);
     let lines: Vec<&str> = t.lines().collect();
     assert_eq!(lines.len(), 4);
-    assert!(lines[0].starts_with("build "));
+    assert!(lines[0].starts_with("target "));
+    assert!(lines[3].starts_with("aarch64-unknown-linux-gnu "));
     assert!(lines[2].contains("0x0000000000000003") && lines[2].contains("ok:"));
     assert!(lines[3].contains("FAILED: cargo build failed"));
+}
+
+#[test]
+fn the_committed_pairs_table_is_the_one_the_known_answers_imply() {
+    let text = std::fs::read_to_string(known_path()).unwrap();
+    let known = with_short(&known::parse(&text).unwrap(), SHORT_TICKS);
+    let implied = pairs::render(&pairs::from_known(&known));
+    let committed = std::fs::read_to_string(pairs::path()).unwrap();
+    assert!(
+        committed == implied,
+        "{} is not the table the committed known answers imply; run `cargo xtask detcheck --bless` (it renders it from a fresh matrix). Diff (committed -> implied):\n{}",
+        pairs::path().display(),
+        known::diff(&committed, &implied).join("\n")
+    );
+    // Every target of the matrix has a row, and fixed point is promised
+    // on each of them.
+    for t in TARGETS {
+        let row = committed
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{}` |", t.name)))
+            .unwrap_or_else(|| panic!("no row for {}", t.name));
+        assert!(row.contains("✓ promised: = the known answer"), "{row}");
+    }
+}
+
+fn short_known() -> Known {
+    let mut k = Known::new();
+    for (platform, cps) in [
+        ("any", vec![(0, 1), (10, 2), (20, 3), (30, 4)]),
+        ("x86_64-linux", vec![(0, 5), (10, 6), (20, 7), (30, 8)]),
+    ] {
+        let backend = if platform == "any" {
+            "fixed_point_16_16"
+        } else {
+            "float_pinned_32"
+        };
+        k.entry("full".to_owned())
+            .or_default()
+            .entry(backend.to_owned())
+            .or_default()
+            .insert(
+                platform.to_owned(),
+                Answer {
+                    ticks: 30,
+                    checkpoints: cps,
+                },
+            );
+    }
+    k
+}
+
+#[test]
+fn short_answers_are_the_full_answers_prefix_unless_stored() {
+    let mut k = short_known();
+    k.entry("short".to_owned())
+        .or_default()
+        .entry("float_pinned_32".to_owned())
+        .or_default()
+        .insert(
+            "i586-linux".to_owned(),
+            Answer {
+                ticks: 10,
+                checkpoints: vec![(0, 5), (10, 66)],
+            },
+        );
+    let s = with_short(&k, 10);
+    let fixed = &s["short"]["fixed_point_16_16"]["any"];
+    assert_eq!(fixed.ticks, 10);
+    assert_eq!(fixed.checkpoints, vec![(0, 1), (10, 2)]);
+    assert_eq!(
+        s["short"]["float_pinned_32"]["i586-linux"].checkpoints,
+        vec![(0, 5), (10, 66)],
+        "a stored short answer is kept"
+    );
+    // The pairs: equal to the reference, or different from a checkpoint.
+    assert_eq!(
+        pairs::compare("float_pinned_32", &[(0, 5), (10, 6)], &s, "short"),
+        pairs::Outcome::Agrees
+    );
+    assert_eq!(
+        pairs::compare("float_pinned_32", &[(0, 5), (10, 66)], &s, "short"),
+        pairs::Outcome::Differs(10)
+    );
+    assert_eq!(
+        pairs::compare("float_pinned_32", &[(0, 5)], &Known::new(), "short"),
+        pairs::Outcome::NotRecorded
+    );
+}
+
+#[test]
+fn the_pairs_table_states_each_outcome() {
+    let t = |name: &str| TARGETS.iter().find(|t| t.name == name).unwrap();
+    let pair = |target: &str, backend: &'static str, outcome| pairs::Pair {
+        target: t(target),
+        builds: "release".to_owned(),
+        ticks: 100_000,
+        backend,
+        outcome,
+    };
+    let md = pairs::render(&[
+        pair(
+            "x86_64-unknown-linux-gnu",
+            "fixed_point_16_16",
+            pairs::Outcome::Agrees,
+        ),
+        pair(
+            "x86_64-unknown-linux-gnu",
+            "float_pinned_32",
+            pairs::Outcome::Agrees,
+        ),
+        pair(
+            "i586-unknown-linux-gnu",
+            "fixed_point_16_16",
+            pairs::Outcome::Agrees,
+        ),
+        pair(
+            "i586-unknown-linux-gnu",
+            "float_pinned_32",
+            pairs::Outcome::Differs(5000),
+        ),
+        pair(
+            "s390x-unknown-linux-gnu",
+            "fixed_point_16_16",
+            pairs::Outcome::Differs(20),
+        ),
+        pair(
+            "s390x-unknown-linux-gnu",
+            "float_pinned_32",
+            pairs::Outcome::NotRecorded,
+        ),
+    ]);
+    let row = |name: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| `{name}` |")))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(row("x86_64-unknown-linux-gnu").contains("| 100\u{a0}000 |"));
+    assert!(
+        row("x86_64-unknown-linux-gnu")
+            .ends_with("| ✓ promised: = the known answer | ✓ promised: the reference |")
+    );
+    assert!(
+        row("i586-unknown-linux-gnu").contains("differs from x86_64-linux from tick 5\u{a0}000")
+    );
+    assert!(
+        row("s390x-unknown-linux-gnu")
+            .contains("✗ BUG: differs from the known answer from tick 20")
+    );
+    assert!(row("s390x-unknown-linux-gnu").contains("not promised: no answer recorded"));
+    assert!(md.ends_with(
+        "between any two of `x86_64-unknown-linux-gnu`; `i586-unknown-linux-gnu`, `s390x-unknown-linux-gnu` only with themselves, each.\n"
+    ));
+}
+
+#[test]
+fn libtest_summaries_are_added_up() {
+    let out = "running 3 tests\n...\ntest result: ok. 3 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out; finished in 0.01s\n\
+               test result: ok. 10 passed; 0 failed; 0 ignored; 0 measured; 5 filtered out; finished in 1.2s\n";
+    assert_eq!(tests_passed(out), (13, 2));
+    assert_eq!(tests_passed("no summary"), (0, 0));
+    let failing =
+        "test math::a ... ok\ntest pinned_lerp_endpoints ... FAILED\ntest b ... ignored, heavy\n";
+    assert_eq!(failed_tests(failing), vec!["pinned_lerp_endpoints"]);
+}
+
+#[test]
+fn runners_come_from_the_cargo_config() {
+    let qemu = matrix::runner("aarch64-unknown-linux-gnu")
+        .unwrap()
+        .unwrap();
+    assert_eq!(qemu[0], "qemu-aarch64");
+    let wasi = matrix::runner("wasm32-wasip1").unwrap().unwrap();
+    assert!(
+        std::path::Path::new(&wasi[0]).is_file(),
+        "the WASI runner resolves to a file in the workspace: {wasi:?}"
+    );
+    assert_eq!(matrix::runner("i686-unknown-linux-gnu").unwrap(), None);
+    // Every cross target of the matrix is named in the config (linker or
+    // runner): a target missing there would not link or run.
+    let config = std::fs::read_to_string(root().join(".cargo/config.toml")).unwrap();
+    for t in TARGETS.iter().filter_map(|t| t.triple) {
+        assert!(config.contains(&format!("[target.{t}]")), "{t}");
+    }
 }

@@ -26,6 +26,14 @@ pub enum Verdict {
     ControlDetected { tick: u64 },
     /// The negative control was *not* detected (detcheck cannot fail).
     ControlMissed(String),
+    /// A math test suite passed (ignored: the heavy tests it skips;
+    /// tolerated: float tests failing where floats are not IEEE binary32,
+    /// named so that the table shows them).
+    TestsPassed {
+        passed: u64,
+        ignored: u64,
+        tolerated: Vec<String>,
+    },
     /// The build or the run failed.
     Failed(String),
 }
@@ -34,7 +42,10 @@ impl Verdict {
     pub fn passed(&self) -> bool {
         matches!(
             self,
-            Self::Ok | Self::OkNoKnownAnswer(_) | Self::ControlDetected { .. }
+            Self::Ok
+                | Self::OkNoKnownAnswer(_)
+                | Self::ControlDetected { .. }
+                | Self::TestsPassed { .. }
         )
     }
 
@@ -63,6 +74,20 @@ impl Verdict {
                 "ok: negative control reported as a mismatch from tick {tick} (expected), replay diverged there"
             ),
             Self::ControlMissed(w) => format!("CONTROL MISSED: {w}"),
+            Self::TestsPassed {
+                passed,
+                ignored,
+                tolerated,
+            } => {
+                let mut t = format!("ok: {passed} tests passed ({ignored} heavy ones ignored)");
+                if !tolerated.is_empty() {
+                    t.push_str(&format!(
+                        "; floats are not binary32 here: {} failed (recorded; the fixed-point known-answer hash passed)",
+                        tolerated.join(", ")
+                    ));
+                }
+                t
+            }
             Self::Failed(w) => format!("FAILED: {w}"),
         }
     }
@@ -78,6 +103,7 @@ pub struct Expect {
 /// One row of the table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
+    pub target: String,
     pub build: String,
     pub flags: String,
     pub backend: String,
@@ -198,19 +224,26 @@ pub fn judge_control(
     }
 }
 
-/// The table: build × backend × final hash × verdict.
+/// The table: target × build × backend × final hash × verdict.
 pub fn table(rows: &[Row]) -> String {
+    let w_target = rows
+        .iter()
+        .map(|r| r.target.len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
     let w_build = rows.iter().map(|r| r.build.len()).max().unwrap_or(5).max(5);
     let w_flags = rows.iter().map(|r| r.flags.len()).max().unwrap_or(5).max(5);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<w_build$}  {:<w_flags$}  {:<17}  {:<18}  verdict",
-        "build", "flags", "backend", "final state hash"
+        "{:<w_target$}  {:<w_build$}  {:<w_flags$}  {:<17}  {:<18}  verdict",
+        "target", "build", "flags", "backend", "final state hash"
     );
     let _ = writeln!(
         out,
-        "{}  {}  {}  {}  {}",
+        "{}  {}  {}  {}  {}  {}",
+        "-".repeat(w_target),
         "-".repeat(w_build),
         "-".repeat(w_flags),
         "-".repeat(17),
@@ -223,7 +256,8 @@ pub fn table(rows: &[Row]) -> String {
             .map_or_else(|| "-".to_owned(), |h| format!("{h:#018x}"));
         let _ = writeln!(
             out,
-            "{:<w_build$}  {:<w_flags$}  {:<17}  {:<18}  {}",
+            "{:<w_target$}  {:<w_build$}  {:<w_flags$}  {:<17}  {:<18}  {}",
+            r.target,
             r.build,
             r.flags,
             r.backend,

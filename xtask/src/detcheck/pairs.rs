@@ -1,0 +1,189 @@
+//! The supported-pairs table of the determinism docs
+//! (`crates/laige-sim/src/determinism_pairs.md`, included by
+//! `laige_sim::determinism`), generated — never written by hand — from the
+//! matrix: by `detcheck --bless` from a fresh full run, and, in the test,
+//! from the committed known answers, which must render the committed file.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use super::BACKENDS;
+use super::known::{Known, platform_key};
+use super::matrix::{SHORT_TICKS, TARGETS, Target};
+use super::verdict::first_diff;
+use crate::run::root;
+
+/// The platform whose pinned-float answer the others are compared with.
+pub const REFERENCE_PLATFORM: &str = "x86_64-linux";
+/// Ticks of the full scenario.
+pub const FULL_TICKS: u64 = 100_000;
+
+pub fn path() -> PathBuf {
+    root().join("crates/laige-sim/src/determinism_pairs.md")
+}
+
+/// One target × backend of the table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Equal to the reference: the known answer (fixed point), the
+    /// x86_64-linux answer (pinned float).
+    Agrees,
+    /// Differs from the reference from this checkpoint on.
+    Differs(u64),
+    /// No answer is recorded for the target.
+    NotRecorded,
+    /// The target's own rows failed (builds disagree, replay diverged…).
+    Fails(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Pair {
+    pub target: &'static Target,
+    pub builds: String,
+    pub ticks: u64,
+    pub backend: &'static str,
+    pub outcome: Outcome,
+}
+
+/// How `checkpoints` of a `mode` run compare with the reference answer.
+pub fn compare(backend: &str, checkpoints: &[(u64, u64)], known: &Known, mode: &str) -> Outcome {
+    let key = platform_key(backend, REFERENCE_PLATFORM);
+    match known
+        .get(mode)
+        .and_then(|m| m.get(backend))
+        .and_then(|p| p.get(&key))
+    {
+        None => Outcome::NotRecorded,
+        Some(a) => match first_diff(checkpoints, &a.checkpoints) {
+            None => Outcome::Agrees,
+            Some(t) => Outcome::Differs(t),
+        },
+    }
+}
+
+/// The pairs that the committed known answers (with the derived `short`
+/// ones) state, for every target of the matrix.
+pub fn from_known(known: &Known) -> Vec<Pair> {
+    let mut out = Vec::new();
+    for t in TARGETS {
+        let (mode, ticks) = if t.short {
+            ("short", SHORT_TICKS)
+        } else {
+            ("full", FULL_TICKS)
+        };
+        for backend in BACKENDS {
+            let answer = known
+                .get(mode)
+                .and_then(|m| m.get(backend))
+                .and_then(|p| p.get(&platform_key(backend, t.platform)));
+            out.push(Pair {
+                target: t,
+                builds: t.builds.join(", "),
+                ticks,
+                backend,
+                outcome: answer.map_or(Outcome::NotRecorded, |a| {
+                    compare(backend, &a.checkpoints, known, mode)
+                }),
+            });
+        }
+    }
+    out
+}
+
+/// `100 000`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push('\u{a0}');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn cell(p: &Pair) -> String {
+    let fixed = p.backend == "fixed_point_16_16";
+    match (&p.outcome, fixed) {
+        (Outcome::Agrees, true) => "✓ promised: = the known answer".to_owned(),
+        (Outcome::Agrees, false) if p.target.platform == REFERENCE_PLATFORM => {
+            "✓ promised: the reference".to_owned()
+        }
+        (Outcome::Agrees, false) => format!("✓ promised: = {REFERENCE_PLATFORM}"),
+        (Outcome::Differs(t), true) => format!(
+            "✗ BUG: differs from the known answer from tick {}",
+            thousands(*t)
+        ),
+        (Outcome::Differs(t), false) => format!(
+            "✗ not promised across targets: differs from {REFERENCE_PLATFORM} from tick {} (runs on this target agree with each other)",
+            thousands(*t)
+        ),
+        (Outcome::NotRecorded, _) => "not promised: no answer recorded".to_owned(),
+        (Outcome::Fails(w), _) => format!("✗ fails: {}", w.replace('|', "\\|")),
+    }
+}
+
+/// The markdown file.
+pub fn render(pairs: &[Pair]) -> String {
+    let mut out = String::from(
+        "<!-- Generated from the detcheck matrix by `cargo xtask detcheck --bless`: do not edit.\n     \
+         `cargo test -p xtask` checks it against crates/laige-detcheck/known_answers.toml, and every\n     \
+         full `cargo xtask detcheck` against a fresh run of the matrix. -->\n\
+         | target | runs here as | word size, byte order, floats | builds | ticks | `fixed_point_16_16` | `float_pinned_32` |\n\
+         | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for p in pairs {
+        if !names.contains(&p.target.name) {
+            names.push(p.target.name);
+        }
+    }
+    let mut together = Vec::new();
+    let mut alone = Vec::new();
+    for name in names {
+        let of = |backend: &str| {
+            pairs
+                .iter()
+                .find(|p| p.target.name == name && p.backend == backend)
+        };
+        let (Some(f), Some(g)) = (of("fixed_point_16_16"), of("float_pinned_32")) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "| `{name}` | {} | {} | {} | {} | {} | {} |",
+            f.target.how,
+            f.target.varies,
+            f.builds,
+            thousands(f.ticks),
+            cell(f),
+            cell(g)
+        );
+        if g.outcome == Outcome::Agrees {
+            together.push(format!("`{name}`"));
+        } else {
+            alone.push(format!("`{name}`"));
+        }
+    }
+    let _ = write!(
+        out,
+        "\nPinned-float replays and sessions are promised between any two of {}",
+        together.join(", ")
+    );
+    if alone.is_empty() {
+        out.push_str(".\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "; {} only with {}.",
+            alone.join(", "),
+            if alone.len() == 1 {
+                "itself"
+            } else {
+                "themselves, each"
+            }
+        );
+    }
+    out
+}
