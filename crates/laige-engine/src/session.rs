@@ -116,6 +116,8 @@ pub(crate) struct Session<C: MonotonicClock> {
     plan: RunPlan,
     /// Frames run: the next frame's 1-based index is `frames + 1`.
     frames: u64,
+    /// The loop was paused by a focus loss (and resumes on focus).
+    focus_paused: bool,
 }
 
 impl<C: MonotonicClock> Session<C> {
@@ -152,6 +154,7 @@ impl<C: MonotonicClock> Session<C> {
                 wait_for_render: false,
             },
             frames: 0,
+            focus_paused: false,
         })
     }
 
@@ -258,6 +261,26 @@ impl<C: MonotonicClock> Session<C> {
         }
         self.frames = k;
         true
+    }
+
+    /// The window gained or lost focus (when `[render]
+    /// pause_on_focus_lost` is on): a loss pauses a running loop, the
+    /// regained focus resumes it — only if the loss paused it, so a pause
+    /// the game asked for stays.
+    #[cfg_attr(
+        not(feature = "window"),
+        allow(dead_code, reason = "the windowed run's; headless runs have no focus")
+    )]
+    pub(crate) fn focus_changed(&mut self, focused: bool) {
+        let state = self.game_loop.state();
+        if !focused && state == LoopState::Running {
+            self.focus_paused = self.game_loop.pause().is_ok();
+        } else if focused && self.focus_paused {
+            self.focus_paused = false;
+            if state == LoopState::Paused {
+                let _ = self.game_loop.resume();
+            }
+        }
     }
 
     /// Frames run so far.
@@ -629,6 +652,20 @@ mod tests {
         let report = s.shutdown(&mut presenter, ExitReason::WindowClosed);
         assert!(matches!(report.exit, ExitReason::GameExit));
         assert_eq!(report.ticks, 4);
+    }
+
+    #[test]
+    fn focus_loss_pauses_and_only_its_own_pause_is_resumed() {
+        let (mut s, _clock) = session();
+        s.focus_changed(false);
+        assert_eq!(s.game_loop.state(), LoopState::Paused);
+        s.focus_changed(true);
+        assert_eq!(s.game_loop.state(), LoopState::Running);
+        // A pause the game asked for survives a focus round trip.
+        s.game_loop.pause().unwrap();
+        s.focus_changed(false);
+        s.focus_changed(true);
+        assert_eq!(s.game_loop.state(), LoopState::Paused);
     }
 
     #[test]
