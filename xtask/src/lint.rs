@@ -40,8 +40,8 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         let scope = &meta["metadata"]["laige"]["determinism"];
         let (_, allowed, n_files) = detlint::lint_paths(
             &root,
-            &strings(&scope["paths"]),
-            &strings(&scope["exclude"]),
+            &tidy::strings(&scope["paths"]),
+            &tidy::strings(&scope["exclude"]),
         )?;
         for line in &allowed {
             println!("{line}");
@@ -57,12 +57,4 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     } else {
         bail!("lint failed: {}", failed.join(", "))
     }
-}
-
-fn strings(v: &serde_json::Value) -> Vec<String> {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s.as_str().map(str::to_owned))
-        .collect()
 }

@@ -23,7 +23,7 @@
 //!   heading.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::str::FromStr;
 
 use proc_macro2::{TokenStream, TokenTree};
@@ -72,7 +72,7 @@ pub fn render_names_no_sim_type(root: &Path) -> anyhow::Result<Vec<String>> {
         sim_types.remove(&name);
     }
     let mut files = Vec::new();
-    rust_files(&root.join("crates/laige-render"), &mut files);
+    detlint::rust_files(&root.join("crates/laige-render"), &mut files);
     let mut texts = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f)?;
@@ -202,7 +202,7 @@ pub fn code_map(root: &Path, meta: &serde_json::Value) -> anyhow::Result<Vec<Str
         };
         let dir = Path::new(manifest).parent().unwrap_or(Path::new(""));
         let mut files = Vec::new();
-        rust_files(&dir.join("src"), &mut files);
+        detlint::rust_files(&dir.join("src"), &mut files);
         let src = dir.join("src");
         let files = files.iter().map(|f| rel(&src, f)).collect::<Vec<_>>();
         crates.push((rel(root, dir), files));
@@ -287,30 +287,13 @@ fn unmapped(sections: &[Section], crates: &[(String, Vec<String>)]) -> Vec<Strin
     out
 }
 
-fn strings(v: &serde_json::Value) -> Vec<String> {
+/// A JSON array of strings (missing or mistyped entries skipped).
+pub fn strings(v: &serde_json::Value) -> Vec<String> {
     v.as_array()
         .into_iter()
         .flatten()
         .filter_map(|s| s.as_str().map(str::to_owned))
         .collect()
-}
-
-/// Every `.rs` file below `dir` (skipping `target/`), sorted.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            if p.file_name().is_some_and(|n| n != "target") {
-                rust_files(&p, out);
-            }
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// `path` relative to `base`, with `/` separators.

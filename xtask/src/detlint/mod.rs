@@ -66,7 +66,7 @@ pub fn lint_source(source: &str) -> Result<FileReport, syn::Error> {
 }
 
 /// Every `.rs` file below `dir`, sorted.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
