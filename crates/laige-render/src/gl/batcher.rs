@@ -3,10 +3,14 @@
 //! it into per-texture batches. Pure Rust — no GL — so it is tested and
 //! benchmarked without a context.
 //!
-//! Order is the painter's order: instances come out in input order (later
-//! sprites draw on top), and a batch is a run of consecutive *visible*
-//! sprites with the same texture. Culled sprites never break a run, so a
-//! scene grouped by texture draws in one call per texture group.
+//! Order is the painter's order by layer: sprites of a higher
+//! [`Sprite::layer`] draw over lower ones (a HUD on layer 255 over the
+//! world on layer 0); within a layer, input order (later sprites draw on
+//! top). A batch is a run of consecutive *visible* sprites with the same
+//! texture and [`Space`]. Culled sprites never break a run, so a scene
+//! grouped by texture draws in one call per texture group. A frame whose
+//! sprites are all on one layer skips the layer sort (one comparison per
+//! sprite); otherwise a stable counting sort over the 256 layers, O(n).
 //!
 //! Steady state allocates nothing: [`SpriteBatcher::build`] reuses its
 //! buffers, which grow only when a frame has more sprites (or more batches)
@@ -28,7 +32,7 @@ const TOO_MANY_SPRITES: EventId = EventId::new("sprite_batcher", "too_many_sprit
 ///
 /// Where it comes from: the renderer addresses a batch's first instance by
 /// a byte offset into the instance buffer, and GL 3.3's attribute offsets
-/// are 32-bit signed — 2^24 × 52 bytes (872 MB) stays well inside
+/// are 32-bit signed — 2^24 × 56 bytes (940 MB) stays well inside
 /// `i32::MAX`, far beyond any real frame.
 pub const MAX_SPRITES_PER_FRAME: usize = 1 << 24;
 
@@ -59,6 +63,34 @@ impl TextureId {
     }
 }
 
+/// What a sprite's quad is filled with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Shape {
+    /// The texture region over the whole quad — the default.
+    #[default]
+    Quad,
+    /// The ellipse inscribed in the quad (a circle for a square quad),
+    /// filled with the texture × colour, its edge anti-aliased over about
+    /// one pixel by a signed distance in the fragment shader.
+    Circle,
+}
+
+/// The coordinate space of a sprite.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Space {
+    /// World units through the frame's view (the camera) — the default.
+    /// Culled against the view.
+    #[default]
+    World,
+    /// Screen units: logical pixels of the whole target (physical pixels
+    /// divided by the renderer's scale factor), `(0, 0)` at the
+    /// bottom-left, y up — for a HUD that stays put while the camera moves.
+    /// Never culled (a HUD is small and always meant to be seen).
+    Screen,
+}
+
 /// One sprite as the sim side hands it over (render-side plain `f32`
 /// data, world units; y points up).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -82,6 +114,13 @@ pub struct Sprite {
     pub uv_rect: [f32; 4],
     /// The texture ([`TextureId::WHITE`] for a flat colored quad).
     pub texture: TextureId,
+    /// What fills the quad (a rectangle or the inscribed circle).
+    pub shape: Shape,
+    /// World (through the view) or screen (pixels) coordinates.
+    pub space: Space,
+    /// Draw order: a higher layer draws over a lower one; equal layers
+    /// draw in input order. Default 0.
+    pub layer: u8,
 }
 
 impl Sprite {
@@ -103,6 +142,9 @@ impl Sprite {
             color,
             uv_rect: [0.0, 0.0, 1.0, 1.0],
             texture: TextureId::WHITE,
+            shape: Shape::Quad,
+            space: Space::World,
+            layer: 0,
         }
     }
 }
@@ -115,7 +157,7 @@ impl Default for Sprite {
 }
 
 /// One GPU instance: what the vertex shader reads per quad. `#[repr(C)]`,
-/// 13 `f32` = 52 bytes, no padding; uploaded as is.
+/// 14 `f32` = 56 bytes, no padding; uploaded as is.
 ///
 /// | offset | field      | attribute location |
 /// |--------|------------|--------------------|
@@ -124,6 +166,7 @@ impl Default for Sprite {
 /// | 16     | `rotation` | 2 (`float`)        |
 /// | 20     | `color`    | 3 (`vec4`)         |
 /// | 36     | `uv_rect`  | 4 (`vec4`)         |
+/// | 52     | `shape`    | 5 (`float`)        |
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SpriteInstance {
@@ -137,9 +180,11 @@ pub struct SpriteInstance {
     pub color: [f32; 4],
     /// `[u0, v0, u1, v1]` (see [`Sprite::uv_rect`]).
     pub uv_rect: [f32; 4],
+    /// The [`Shape`] as the shader reads it: 0 quad, 1 circle.
+    pub shape: f32,
 }
 
-const _: () = assert!(size_of::<SpriteInstance>() == 52 && align_of::<SpriteInstance>() == 4);
+const _: () = assert!(size_of::<SpriteInstance>() == 56 && align_of::<SpriteInstance>() == 4);
 
 /// An axis-aligned view rectangle in world units: what the frame shows. The
 /// renderer maps it onto the whole target (an orthographic projection,
@@ -211,11 +256,13 @@ pub struct BatchParams {
 }
 
 /// One draw call's worth of instances: `count` instances from `first`, all
-/// with `texture`.
+/// with `texture` in `space`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Batch {
     /// The texture bound for the whole batch.
     pub texture: TextureId,
+    /// The projection of the whole batch.
+    pub space: Space,
     /// Index of the batch's first instance in [`SpriteBatcher::instances`].
     pub first: u32,
     /// Number of instances (≥ 1).
@@ -239,6 +286,14 @@ pub struct BatchStats {
     pub batches: u32,
 }
 
+/// The batching key and layer of one built instance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Meta {
+    texture: TextureId,
+    space: Space,
+    layer: u8,
+}
+
 /// Culls and batches sprites into a reusable instance array.
 ///
 /// ```
@@ -258,6 +313,11 @@ pub struct BatchStats {
 #[derive(Debug, Default)]
 pub struct SpriteBatcher {
     instances: Vec<SpriteInstance>,
+    /// Per instance: what decides its batch and its place in the layer order.
+    meta: Vec<Meta>,
+    /// The layer sort's output buffers (swapped with the above).
+    sorted_instances: Vec<SpriteInstance>,
+    sorted_meta: Vec<Meta>,
     batches: Vec<Batch>,
     view: Option<ViewRect>,
     stats: BatchStats,
@@ -270,6 +330,9 @@ impl SpriteBatcher {
     pub fn with_capacity(sprites: usize) -> Self {
         Self {
             instances: Vec::with_capacity(sprites),
+            meta: Vec::with_capacity(sprites),
+            sorted_instances: Vec::new(),
+            sorted_meta: Vec::new(),
             batches: Vec::with_capacity(16),
             view: None,
             stats: BatchStats::default(),
@@ -296,6 +359,7 @@ impl SpriteBatcher {
     /// either way.
     pub fn build(&mut self, sprites: &[Sprite], params: &BatchParams) -> Result<BatchStats> {
         self.instances.clear();
+        self.meta.clear();
         self.batches.clear();
         self.view = None;
         self.stats = BatchStats::default();
@@ -319,14 +383,14 @@ impl SpriteBatcher {
             ));
         }
         self.instances.reserve(sprites.len());
+        self.meta.reserve(sprites.len());
 
         let [vmin_x, vmin_y] = view.min;
         let [vmax_x, vmax_y] = view.max;
         let mut culled = 0_u32;
         let mut rejected = 0_u32;
-        let mut run_texture = TextureId::WHITE;
-        let mut run_first = 0_u32;
-        let mut n_visible = 0_u32;
+        let first_layer = sprites.first().map_or(0, |s| s.layer);
+        let mut mixed_layers = false;
         for s in sprites {
             let finite = s.position[0].is_finite()
                 & s.position[1].is_finite()
@@ -350,39 +414,32 @@ impl SpriteBatcher {
             };
             let has_area = s.size[0] != 0.0 && s.size[1] != 0.0;
             let visible = has_area
-                && x - hx < vmax_x
-                && x + hx > vmin_x
-                && y - hy < vmax_y
-                && y + hy > vmin_y;
+                && (s.space == Space::Screen
+                    || (x - hx < vmax_x && x + hx > vmin_x && y - hy < vmax_y && y + hy > vmin_y));
             if !visible {
                 culled += 1;
                 continue;
             }
-            if n_visible > run_first && s.texture != run_texture {
-                self.batches.push(Batch {
-                    texture: run_texture,
-                    first: run_first,
-                    count: n_visible - run_first,
-                });
-                run_first = n_visible;
-            }
-            run_texture = s.texture;
+            mixed_layers |= s.layer != first_layer;
             self.instances.push(SpriteInstance {
                 position: [x, y],
                 size: s.size,
                 rotation: s.rotation,
                 color: s.color,
                 uv_rect: s.uv_rect,
+                shape: f32::from(s.shape as u8),
             });
-            n_visible += 1;
-        }
-        if n_visible > run_first {
-            self.batches.push(Batch {
-                texture: run_texture,
-                first: run_first,
-                count: n_visible - run_first,
+            self.meta.push(Meta {
+                texture: s.texture,
+                space: s.space,
+                layer: s.layer,
             });
         }
+        if mixed_layers {
+            self.sort_by_layer();
+        }
+        self.cut_batches();
+        let n_visible = u32::try_from(self.instances.len()).unwrap_or(u32::MAX);
         if rejected > 0 {
             // The unhealthy path only: rate-limited, no formatting unless emitted.
             laige_core::event!(
@@ -402,6 +459,61 @@ impl SpriteBatcher {
             batches: u32::try_from(self.batches.len()).unwrap_or(u32::MAX),
         };
         Ok(self.stats)
+    }
+
+    /// Stable counting sort of the instances (and their meta) by layer.
+    fn sort_by_layer(&mut self) {
+        let mut starts = [0_usize; 257];
+        for m in &self.meta {
+            starts[usize::from(m.layer) + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let n = self.instances.len();
+        self.sorted_instances.clear();
+        self.sorted_instances.resize(n, SpriteInstance::default());
+        self.sorted_meta.clear();
+        self.sorted_meta.resize(n, Meta::default());
+        for (inst, m) in self.instances.iter().zip(&self.meta) {
+            let slot = &mut starts[usize::from(m.layer)];
+            self.sorted_instances[*slot] = *inst;
+            self.sorted_meta[*slot] = *m;
+            *slot += 1;
+        }
+        std::mem::swap(&mut self.instances, &mut self.sorted_instances);
+        std::mem::swap(&mut self.meta, &mut self.sorted_meta);
+    }
+
+    /// Cuts the (sorted) instances into runs of equal texture and space.
+    fn cut_batches(&mut self) {
+        let mut run_first = 0_u32;
+        let mut run = None;
+        for (i, m) in (0_u32..).zip(&self.meta) {
+            let key = (m.texture, m.space);
+            if let Some((texture, space)) = run
+                && (texture, space) != key
+            {
+                self.batches.push(Batch {
+                    texture,
+                    space,
+                    first: run_first,
+                    count: i - run_first,
+                });
+                run_first = i;
+            }
+            run = Some(key);
+        }
+        if let Some((texture, space)) = run {
+            // ≤ MAX_SPRITES_PER_FRAME (2^24) instances: fits u32.
+            let n = u32::try_from(self.meta.len()).unwrap_or(u32::MAX);
+            self.batches.push(Batch {
+                texture,
+                space,
+                first: run_first,
+                count: n - run_first,
+            });
+        }
     }
 
     /// The instances of the last successful [`build`](Self::build), in draw order.
@@ -531,16 +643,19 @@ mod tests {
             &[
                 Batch {
                     texture: t(1),
+                    space: Space::World,
                     first: 0,
                     count: 3
                 },
                 Batch {
                     texture: t(0),
+                    space: Space::World,
                     first: 3,
                     count: 1
                 },
                 Batch {
                     texture: t(1),
+                    space: Space::World,
                     first: 4,
                     count: 1
                 },
@@ -639,6 +754,9 @@ mod tests {
             color: [0.1, 0.2, 0.3, 0.4],
             uv_rect: [0.25, 0.5, 0.75, 1.0],
             texture: TextureId::from_index(7),
+            shape: Shape::Circle,
+            space: Space::World,
+            layer: 3,
         };
         b.build(&[s], &params(1.0)).unwrap();
         assert_eq!(
@@ -648,8 +766,59 @@ mod tests {
                 size: [-2.0, 5.0],
                 rotation: 0.5,
                 color: s.color,
-                uv_rect: s.uv_rect
+                uv_rect: s.uv_rect,
+                shape: 1.0,
             }
         );
+    }
+
+    #[test]
+    fn layers_draw_in_order_and_stay_stable_within_a_layer() {
+        let mut b = SpriteBatcher::default();
+        let on = |x: f32, layer: u8, tex: u32| Sprite {
+            layer,
+            ..textured(x, tex)
+        };
+        // A HUD sprite (layer 9) first in the input, world sprites after.
+        let sprites = [
+            on(1.0, 9, 1),
+            on(2.0, 0, 1),
+            on(3.0, 5, 2),
+            on(4.0, 0, 1),
+            on(5.0, 9, 1),
+        ];
+        let stats = b.build(&sprites, &params(1.0)).unwrap();
+        let xs: Vec<f32> = b.instances().iter().map(|i| i.position[0]).collect();
+        assert_eq!(xs, [2.0, 4.0, 3.0, 1.0, 5.0]);
+        // Runs: layer 0 (tex 1) ×2, layer 5 (tex 2), layer 9 (tex 1) ×2.
+        let runs: Vec<(u32, u32)> = b
+            .batches()
+            .iter()
+            .map(|b| (b.texture.index(), b.count))
+            .collect();
+        assert_eq!(runs, [(1, 2), (2, 1), (1, 2)]);
+        assert_eq!(stats.batches, 3);
+        // Steady state: the sort's buffers are reused too.
+        b.build(&sprites, &params(1.0)).unwrap();
+        let ptr = b.instances().as_ptr();
+        for _ in 0..4 {
+            b.build(&sprites, &params(1.0)).unwrap();
+        }
+        assert_eq!(b.instances().as_ptr(), ptr);
+    }
+
+    #[test]
+    fn screen_sprites_are_not_culled_and_break_runs() {
+        let mut b = SpriteBatcher::default();
+        let hud = Sprite {
+            space: Space::Screen,
+            ..textured(900.0, 1) // outside the world view: kept
+        };
+        let stats = b
+            .build(&[textured(1.0, 1), hud, textured(2.0, 1)], &params(1.0))
+            .unwrap();
+        assert_eq!((stats.visible, stats.culled), (3, 0));
+        let spaces: Vec<Space> = b.batches().iter().map(|b| b.space).collect();
+        assert_eq!(spaces, [Space::World, Space::Screen, Space::World]);
     }
 }

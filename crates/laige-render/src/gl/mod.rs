@@ -30,16 +30,25 @@
 mod batcher;
 mod context;
 mod headless;
+mod image;
+mod shapes;
 mod sprite_renderer;
 mod stages;
+mod text;
+mod texture_queue;
 mod windowed;
 
 pub use batcher::{
-    Batch, BatchParams, BatchStats, MAX_SPRITES_PER_FRAME, Sprite, SpriteBatcher, SpriteInstance,
-    TextureId, ViewRect,
+    Batch, BatchParams, BatchStats, MAX_SPRITES_PER_FRAME, Shape, Space, Sprite, SpriteBatcher,
+    SpriteInstance, TextureId, ViewRect,
 };
 pub use context::{CurrentGlContext, GlContext, GlTarget, MAX_TARGET_SIZE};
 pub use headless::{HeadlessConfig, HeadlessSurface};
-pub use sprite_renderer::{DrawStats, SpriteRenderer, TextureFilter, TextureOptions};
+pub use image::{Image, MAX_IMAGE_SIDE};
+pub use sprite_renderer::{
+    DrawStats, SpriteRenderer, TextureFilter, TextureOptions, ViewPolicy, view_viewport,
+};
 pub use stages::{FixedView, SpriteFrameHook, SpriteStages, SpriteStagesConfig, TextureUpload};
+pub use text::{Align, Font, TextStyle};
+pub use texture_queue::TextureQueue;
 pub use windowed::WindowedConfig;
