@@ -471,9 +471,13 @@ impl SpriteBatcher {
             starts[i] += starts[i - 1];
         }
         let n = self.instances.len();
+        // The two buffer pairs swap roles every sorted frame: give the
+        // sorted pair the same capacity, so neither grows in steady state.
         self.sorted_instances.clear();
+        self.sorted_instances.reserve(self.instances.capacity());
         self.sorted_instances.resize(n, SpriteInstance::default());
         self.sorted_meta.clear();
+        self.sorted_meta.reserve(self.meta.capacity());
         self.sorted_meta.resize(n, Meta::default());
         for (inst, m) in self.instances.iter().zip(&self.meta) {
             let slot = &mut starts[usize::from(m.layer)];
