@@ -325,3 +325,43 @@ fn letterbox_bars_follow_a_resize() {
     insta::assert_snapshot!("presentation_letterbox_tall", art);
     renderer.destroy(&ctx);
 }
+
+#[test]
+fn hud_text_draws_over_a_letterboxed_world() {
+    let Some(ctx) = headless_or_skip("hud_text_letterboxed", &config()) else {
+        return;
+    };
+    let queue = TextureQueue::default();
+    let font = Font::embedded(&queue).unwrap();
+    let mut renderer = SpriteRenderer::new(&ctx).unwrap();
+    renderer.attach_texture_queue(queue);
+    renderer.set_view_policy(ViewPolicy::Letterbox {
+        bar_color: [0.0, 0.0, 0.0, 1.0],
+    });
+    let view = ViewRect::new(0.0, 0.0, 40.0, 30.0).unwrap();
+    let mut sprites = vec![Sprite::quad([20.0, 15.0], [40.0, 30.0], [1.0; 4])];
+    font.draw(
+        &mut sprites,
+        "OK",
+        &TextStyle {
+            position: [0.0, H as f32],
+            size: 8.0,
+            color: GREEN,
+            ..TextStyle::default()
+        },
+    );
+    let rgba = render_view(&ctx, &mut renderer, view, &sprites);
+    // The 'O' glyph's top row, from the font data itself (bit 0 leftmost).
+    let top_row = font8x8::legacy::BASIC_LEGACY['O' as usize][0];
+    assert_ne!(top_row, 0);
+    for x in 0..8 {
+        let want = if top_row >> x & 1 == 1 {
+            GREEN_PX
+        } else {
+            [255; 4]
+        };
+        assert_eq!(px(&rgba, x, H - 1), want, "the 'O' top row at x = {x}");
+    }
+    assert_eq!(px(&rgba, 30, 20), [255; 4], "the world under no text");
+    renderer.destroy(&ctx);
+}
