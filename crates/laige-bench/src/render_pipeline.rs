@@ -63,7 +63,8 @@ fn desc(n: u64) -> FrameDescriptor {
         frame_index: n,
         sim_tick: n,
         render_time_ns: 0,
-        payload: n,
+        alpha: laige_core::Alpha::from_ppb(n % 1_000_000_000),
+        interpolate: true,
     }
 }
 
@@ -118,7 +119,8 @@ fn publish(b: &mut Bench) {
     );
 }
 
-/// Records `now − desc.payload` (the producer's stamp) per frame.
+/// Records `now − desc.render_time_ns` (the producer's stamp: the steady
+/// clock at submission) per frame.
 struct Stamp {
     latencies: Arc<Mutex<Vec<i64>>>,
 }
@@ -126,7 +128,7 @@ struct Stamp {
 impl RenderStages<()> for Stamp {
     fn batch(&mut self, frame: &FrameDescriptor, _: &[()]) -> laige_core::Result<()> {
         let now = SteadyClock.now_ns();
-        let sent = i64::try_from(frame.payload).unwrap_or(now);
+        let sent = frame.render_time_ns;
         self.latencies
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -155,10 +157,10 @@ fn latency(b: &mut Bench) {
         };
         for n in 1..=frames as u64 {
             std::thread::sleep(Duration::from_millis(2));
-            let stamp = u64::try_from(SteadyClock.now_ns()).unwrap_or(0);
+            let stamp = SteadyClock.now_ns();
             if rt
                 .submit_frame(FrameDescriptor {
-                    payload: stamp,
+                    render_time_ns: stamp,
                     ..desc(n)
                 })
                 .is_err()

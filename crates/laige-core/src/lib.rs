@@ -33,4 +33,4 @@ mod rate_grid;
 pub use error::{Error, ErrorCode, Result};
 pub use event_id::EventId;
 pub use math::{Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};
-pub use rate_grid::{NANOS_PER_SEC, RateGrid};
+pub use rate_grid::{Alpha, NANOS_PER_SEC, RateGrid};

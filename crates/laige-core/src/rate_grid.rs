@@ -23,6 +23,9 @@
 //! into whole seconds and the rest first), so each conversion is exact for
 //! any `i64` time, any `u64` index and any `u32` rate; a result beyond its
 //! type saturates.
+//!
+//! [`Alpha`] is the fraction as a presentation factor: how far an instant
+//! lies past the last consumed interval, clamped into `[0, 1)`.
 
 /// Nanoseconds per second.
 pub const NANOS_PER_SEC: u64 = 1_000_000_000;
@@ -134,6 +137,97 @@ impl RateGrid {
             (num - base) as u64
         }
     }
+
+    /// The presentation factor of `time_ns` when `index` intervals have
+    /// been consumed: [`fraction_ppb`](Self::fraction_ppb) as an [`Alpha`]
+    /// (clamped to [`Alpha::MAX`] when `time_ns` lies a whole interval or
+    /// more past them).
+    ///
+    /// ```
+    /// use laige_core::{Alpha, RateGrid};
+    /// let g = RateGrid::new(60).expect("60 Hz is a rate");
+    /// assert_eq!(g.alpha_at(8_333_334, 0).ppb(), 500_000_040);
+    /// assert_eq!(g.alpha_at(1_000_000_000, 0), Alpha::MAX); // late
+    /// assert_eq!(g.alpha_at(1, 5), Alpha::ZERO); // consumed ahead of the time
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn alpha_at(self, time_ns: i64, index: u64) -> Alpha {
+        Alpha::from_ppb(self.fraction_ppb(time_ns, index))
+    }
+}
+
+/// The presentation interpolation factor: how far the presented instant
+/// lies past the last completed tick, as a fraction of the tick period, in
+/// `[0, 1)`.
+///
+/// Held as integer parts per billion (`0..10⁹`), computed on the tick
+/// grid ([`RateGrid::alpha_at`]), then converted for rendering:
+/// [`as_f32`](Self::as_f32) and [`as_f64`](Self::as_f64) are never NaN and
+/// never reach 1. A late frame — one more whole tick behind than the clock
+/// says (failing ticks, a frame read between a tick's due time and its
+/// run) — clamps to [`Alpha::MAX`], the last representable value below 1,
+/// so a renderer never extrapolates past the last completed tick.
+///
+/// The float conversions are for rendering only: an `Alpha` never enters
+/// simulation state, the tick count or the state hash.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Alpha {
+    ppb: u32,
+}
+
+/// The largest `f32` below 1: `1 − 2⁻²⁴`.
+const F32_BELOW_ONE: f32 = 1.0 - f32::EPSILON / 2.0;
+/// The largest `f64` below 1: `1 − 2⁻⁵³`.
+const F64_BELOW_ONE: f64 = 1.0 - f64::EPSILON / 2.0;
+
+impl Alpha {
+    /// Alpha 0: the presented instant is the last completed tick.
+    pub const ZERO: Self = Self { ppb: 0 };
+    /// The clamp for late frames: `(10⁹ − 1) / 10⁹`.
+    pub const MAX: Self = Self {
+        ppb: (NANOS_PER_SEC - 1) as u32,
+    };
+
+    /// From parts per billion, clamped to [`Alpha::MAX`].
+    #[must_use]
+    pub const fn from_ppb(ppb: u64) -> Self {
+        if ppb >= NANOS_PER_SEC {
+            Self::MAX
+        } else {
+            Self { ppb: ppb as u32 }
+        }
+    }
+
+    /// Parts per billion, `0..10⁹`.
+    #[must_use]
+    pub const fn ppb(self) -> u32 {
+        self.ppb
+    }
+
+    /// As `f32` in `[0, 1)` (for rendering): the rounded value, clamped to
+    /// the largest `f32` below 1 (`0.99999994`).
+    #[must_use]
+    pub fn as_f32(self) -> f32 {
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "rounding to f32 is the point; clamped below 1 after"
+        )]
+        let v = (f64::from(self.ppb) / NANOS_PER_SEC as f64) as f32;
+        v.min(F32_BELOW_ONE)
+    }
+
+    /// As `f64` in `[0, 1)`.
+    #[must_use]
+    pub fn as_f64(self) -> f64 {
+        (f64::from(self.ppb) / NANOS_PER_SEC as f64).min(F64_BELOW_ONE)
+    }
+}
+
+impl std::fmt::Debug for Alpha {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Alpha({}/1e9)", self.ppb)
+    }
 }
 
 #[cfg(test)]
@@ -239,5 +333,31 @@ mod tests {
             let k = g.index_at(t);
             assert!(g.fraction_ppb(t, k) < 1_000_000_000, "t {t}");
         }
+    }
+
+    #[test]
+    fn alpha_is_the_sub_interval_remainder() {
+        let g = grid(60);
+        let a = g.alpha_at(8_333_334, 0);
+        assert_eq!(a.ppb(), 500_000_040);
+        assert!((a.as_f64() - 0.5).abs() < 1e-6);
+        assert_eq!(g.alpha_at(16_666_667, 1).ppb(), 20);
+        assert_eq!(g.alpha_at(0, 0), Alpha::ZERO);
+        // Consumed ahead of the clock: 0, not negative.
+        assert_eq!(g.alpha_at(1, 5), Alpha::ZERO);
+    }
+
+    #[test]
+    fn late_frames_clamp_below_one() {
+        let late = grid(60).alpha_at(1_000_000_000, 0);
+        assert_eq!(late, Alpha::MAX);
+        assert!(late.as_f32() < 1.0);
+        assert!(late.as_f64() < 1.0);
+        assert_eq!(late.as_f32(), F32_BELOW_ONE);
+        // Just below a whole tick still converts below 1 in f32.
+        let near = Alpha::from_ppb(999_999_990);
+        assert!(near.as_f32() < 1.0 && !near.as_f32().is_nan());
+        assert_eq!(Alpha::from_ppb(u64::MAX), Alpha::MAX);
+        assert_eq!(format!("{:?}", Alpha::from_ppb(5)), "Alpha(5/1e9)");
     }
 }

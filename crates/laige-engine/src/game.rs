@@ -1,17 +1,34 @@
 //! The game's side of the engine: the [`Game`] trait (setup, per-frame and
 //! per-input callbacks, presentation), the [`Setup`] it registers into, and
 //! the [`Control`] through which it drives the lifecycle.
+//!
+//! # Presentation
+//!
+//! The simulation advances in whole ticks; frames land between them. Once
+//! per presented frame the engine asks the game for its sprites
+//! ([`Game::present`]): each [`Sprite`] carries its `position` at the last
+//! completed tick and its `prev_position` at the tick before (a game keeps
+//! the previous value in its own hashed state, copied at the start of each
+//! integrate step). The engine publishes them with the frame's
+//! [`FrameDescriptor`](laige_render::FrameDescriptor) — the loop's
+//! [`Alpha`](laige_core::Alpha) at the frame's presentation time and
+//! whether interpolation is on ([`Control::set_interpolation`]) — and the
+//! render thread draws `prev_position + (position − prev_position) × alpha`
+//! (or `position` when interpolation is off). Nothing on the render side
+//! names a simulation type, and nothing the renderer computes flows back.
 
 use laige_core::{Error, Result, SimScalar};
+use laige_render::gl::{Sprite, ViewRect};
 use laige_sim::input::{InputEvent, InputKind};
 use laige_sim::{LoopState, StateHash, World};
 
 use crate::EngineConfig;
 
 /// A scalar the engine can run a simulation on: a [`SimScalar`] whose
-/// values enter the state hash. Implemented by both backends' scalars
-/// (`Fpx16_16`, `Fp32Pinned`); the engine's one `match` on the configured
-/// backend picks which (see [`crate::dispatch`]).
+/// values enter the state hash — the bound of the engine's generic code.
+/// Implemented by both backends' scalars (`Fpx16_16`, `Fp32Pinned`); the
+/// one `match` on the configured backend
+/// ([`MathBackend::run`](laige_core::MathBackend::run)) picks which.
 pub trait EngineScalar: SimScalar + StateHash {}
 
 impl<T: SimScalar + StateHash> EngineScalar for T {}
@@ -91,23 +108,40 @@ pub trait Game {
     /// The frame's sprites, appended to `sprites` (empty on entry):
     /// `position` at the last completed tick, `prev_position` at the one
     /// before; the renderer interpolates between them with the frame's
-    /// alpha (or shows `position` when interpolation is off). Called once
-    /// per presented frame, on the main thread. Default: nothing.
-    #[cfg(feature = "window")]
-    fn present<S: EngineScalar>(
-        &mut self,
-        world: &World,
-        sprites: &mut Vec<laige_render::gl::Sprite>,
-    ) {
+    /// alpha (or shows `position` when interpolation is off; see the
+    /// module docs). Called once per presented frame, on the main thread,
+    /// and only when something renders. Default: nothing.
+    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
         let _ = (world, sprites);
     }
 
     /// The world rectangle the window (or the headless target) shows.
     /// Default: `0..width × 0..height` of the configured window, one
     /// world unit per pixel.
-    #[cfg(feature = "window")]
-    fn view(&self, config: &EngineConfig) -> laige_render::gl::ViewRect {
-        crate::gl_present::default_view(config)
+    fn view(&self, config: &EngineConfig) -> ViewRect {
+        default_view(config)
+    }
+}
+
+/// The default view: the configured window, one world unit per pixel,
+/// origin at the bottom-left.
+pub(crate) fn default_view(config: &EngineConfig) -> ViewRect {
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "window sides are at most 16384: exact in f32"
+    )]
+    let (w, h) = (
+        config.render.window_width as f32,
+        config.render.window_height as f32,
+    );
+    ViewRect::new(0.0, 0.0, w.max(1.0), h.max(1.0)).unwrap_or_else(|_| unit_view())
+}
+
+fn unit_view() -> ViewRect {
+    match ViewRect::new(0.0, 0.0, 1.0, 1.0) {
+        Ok(v) => v,
+        // 0 < 1 on both axes with finite bounds: ViewRect::new accepts it.
+        Err(_) => unreachable!("the unit view is valid"),
     }
 }
 
@@ -126,16 +160,10 @@ impl<G: Game + ?Sized> Game for &mut G {
     fn on_tick(&mut self, world: &World, tick: u64) {
         (**self).on_tick(world, tick);
     }
-    #[cfg(feature = "window")]
-    fn present<S: EngineScalar>(
-        &mut self,
-        world: &World,
-        sprites: &mut Vec<laige_render::gl::Sprite>,
-    ) {
+    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
         (**self).present::<S>(world, sprites);
     }
-    #[cfg(feature = "window")]
-    fn view(&self, config: &EngineConfig) -> laige_render::gl::ViewRect {
+    fn view(&self, config: &EngineConfig) -> ViewRect {
         (**self).view(config)
     }
 }

@@ -1,12 +1,14 @@
-//! The engine's render side (feature `window`): the render thread running
+//! The engine's render side (feature `gl`): the render thread running
 //! laige-render's sprite stages on a GL context it took over, fed one
 //! frame at a time through the handoff — the game's sprites in the payload
-//! pool, the presentation alpha in the descriptor's payload word.
+//! pool, the presentation alpha and the interpolate flag in the frame's
+//! descriptor.
 //!
 //! ```text
 //!  main thread (sim)                           render thread "laige-render"
 //!  Game::present::<S>(world) → writer (Vec<Sprite>)
-//!  submit_frame{frame, tick, render_time, alpha} ──► batch: view + alpha → cull/instances
+//!  submit_frame{frame, tick, render_time,
+//!               alpha, interpolate} ──────────► batch: view + blend factor → cull/instances
 //!                                                    submit: clear, draw, [capture], swap
 //!                                                    first frame: on_first_present()
 //!  shutdown: wait_idle (last frame) ─────────────────► ...
@@ -19,7 +21,6 @@ use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use laige_core::clock::MonotonicClock;
 use laige_core::{Result, event};
 use laige_render::gl::{
     BatchParams, CurrentGlContext, GlContext, HeadlessConfig, Sprite, SpriteFrameHook,
@@ -27,49 +28,12 @@ use laige_render::gl::{
 };
 use laige_render::{FrameDescriptor, FrameStats, RenderStages, RenderThread, RenderThreadConfig};
 
-use crate::builder::{EngineOptions, FrameCapture};
-use crate::game::{EngineScalar, Game};
-use crate::run::{ALPHA_CURRENT, Presenter, Session};
-use crate::{EngineConfig, events};
+use crate::events;
+use crate::options::{EngineOptions, FrameCapture};
+use crate::presenter::Presenter;
 
-/// The default view: the configured window, one world unit per pixel,
-/// origin at the bottom-left.
-pub(crate) fn default_view(config: &EngineConfig) -> ViewRect {
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "window sides are at most 16384: exact in f32"
-    )]
-    let (w, h) = (
-        config.render.window_width as f32,
-        config.render.window_height as f32,
-    );
-    ViewRect::new(0.0, 0.0, w.max(1.0), h.max(1.0)).unwrap_or_else(|_| unit_view())
-}
-
-fn unit_view() -> ViewRect {
-    match ViewRect::new(0.0, 0.0, 1.0, 1.0) {
-        Ok(v) => v,
-        // 0 < 1 on both axes with finite bounds: ViewRect::new accepts it.
-        Err(_) => unreachable!("the unit view is valid"),
-    }
-}
-
-/// The alpha of a descriptor's payload word (see `Session::alpha_word`).
-fn alpha_of(word: u64) -> f32 {
-    if word >= ALPHA_CURRENT {
-        1.0
-    } else {
-        #[expect(
-            clippy::cast_precision_loss,
-            reason = "a ppb value below 1e9 to a render-space fraction"
-        )]
-        let a = word as f32 / 1e9;
-        a.clamp(0.0, 1.0)
-    }
-}
-
-/// The per-frame decisions: the game's view and the frame's alpha; the
-/// optional capture of one frame.
+/// The per-frame decisions: the game's view and the frame's blend factor
+/// ([`FrameDescriptor::blend_factor`]); the optional capture of one frame.
 struct EngineFrameHook {
     view: ViewRect,
     capture: Option<FrameCapture>,
@@ -79,7 +43,7 @@ impl SpriteFrameHook for EngineFrameHook {
     fn params(&mut self, frame: &FrameDescriptor) -> BatchParams {
         BatchParams {
             view: self.view,
-            alpha: alpha_of(frame.payload),
+            alpha: frame.blend_factor(),
         }
     }
 
@@ -209,43 +173,31 @@ impl Renderer {
         })?;
         Self::spawn(ctx.release()?, options, view)
     }
+}
 
-    /// Frames the render thread presented.
-    pub(crate) fn presented(&self) -> u64 {
+impl Presenter for Renderer {
+    fn presented(&self) -> u64 {
         // Relaxed: progress only.
         self.presented.load(Ordering::Relaxed)
     }
 
-    /// Blocks until the render thread finished every frame handed to it
-    /// (the unpaced headless run's back-pressure: no frame is dropped).
-    pub(crate) fn wait_idle(&self) -> Result<()> {
+    fn wait_idle(&mut self) -> Result<()> {
         self.thread.wait_idle()
     }
 
-    /// Fills the payload with the game's sprites and publishes frame
-    /// `frame` presented at `render_time_ns` (a reading of the loop's clock).
-    pub(crate) fn publish<G: Game, S: EngineScalar>(
+    fn publish<F: FnOnce(&mut Vec<Sprite>)>(
         &mut self,
-        game: &mut G,
-        session: &Session<impl MonotonicClock>,
-        frame: u64,
-        render_time_ns: i64,
+        frame: FrameDescriptor,
+        fill: F,
     ) -> Result<()> {
         {
             let mut writer = self.thread.writer();
             writer.clear();
-            game.present::<S>(session.game_loop.world(), &mut writer);
+            fill(&mut writer);
         }
-        self.thread.submit_frame(FrameDescriptor {
-            frame_index: frame,
-            sim_tick: session.game_loop.current_tick(),
-            render_time_ns,
-            payload: session.alpha_word(render_time_ns),
-        })
+        self.thread.submit_frame(frame)
     }
-}
 
-impl Presenter for Renderer {
     fn finish(&mut self) -> Result<()> {
         let idle = self.thread.wait_idle();
         let stopped = self.thread.shutdown();
@@ -260,14 +212,6 @@ impl Presenter for Renderer {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn alpha_words_decode() {
-        assert_eq!(alpha_of(0), 0.0);
-        assert_eq!(alpha_of(500_000_000), 0.5);
-        assert_eq!(alpha_of(ALPHA_CURRENT), 1.0);
-        assert!(alpha_of(999_999_999) <= 1.0);
-    }
 
     #[test]
     fn ppm_is_top_row_first_rgb() {

@@ -1,37 +1,43 @@
-//! The headless run loop: frames paced on the frame clock's deadline grid
+//! The headless driver: frames paced on the frame clock's deadline grid
 //! (real time) or unpaced on virtual time, optionally through the whole GL
-//! pipeline on a headless context.
+//! pipeline on a headless context (feature `gl`).
 //!
-//! Per frame `k` (1-based), the Caffeine frame:
+//! Per frame `k` (1-based):
 //!
 //! ```text
-//! wait for frame k (pacer)            ── the frame clock's deadline, or virtual time
-//! processInput: script.feed, Game::on_frame, control requests
-//! fixed updates: GameLoop::frame      ── the due ticks, input delivered at each tick's start
-//! render(alpha): Game::present → payload, submit_frame(alpha word)
-//!               (unpaced: after the renderer finished the previous frame,
-//!               so an unpaced run presents every frame)
-//! endFrame: next k; Ctrl-C, exit and the limit are checked before each frame
+//! Session::next_frame(scheduled k)   ── exit, Ctrl-C, the limit
+//! wait for frame k (pacer)           ── the frame clock's deadline, or virtual time
+//! script.feed                        ── scripted input queued ahead of its ticks
+//! Session::frame(reading)            ── on_frame, the due ticks, publish
+//!                                       (unpaced: after the renderer finished
+//!                                       the previous frame, so every frame is
+//!                                       presented)
 //! ```
+//!
+//! Both pacers put frame `k` at the frame-rate grid's `start_ns(k)` after
+//! the run's start ([`laige_core::RateGrid`]): a paced and an unpaced run
+//! see the same frame times, and so the same ticks per frame.
 
 // det-allow-file(wall-clock): the paced run reads the process steady clock through the frame clock (the one time door); sim state sees only the loop's tick sequence
 
-use laige_core::Result;
 use laige_core::clock::{MonotonicClock, SteadyClock, SyntheticClock};
+use laige_core::math::BackendVisitor;
+use laige_core::{RateGrid, Result};
 use laige_render::{FrameClock, FrameClockConfig};
 use laige_sim::input::ScriptedInput;
 
 use crate::EngineConfig;
-use crate::builder::{Engine, EngineBuilder, HeadlessRender, Pacing, RunLimit};
+use crate::builder::{Engine, EngineBuilder};
 use crate::game::{EngineScalar, Game};
-use crate::report::RunReport;
-use crate::run::{NoPresenter, ScalarVisitor, Session, build_world, dispatch};
+use crate::options::{EngineOptions, HeadlessRender, Pacing, RunLimit};
+use crate::report::{ExitReason, RunReport};
+use crate::session::{RunPlan, Session, build_world};
 
 impl<G: Game> Engine<G> {
     /// Runs headless until `limit` (or the game's exit, a failing system,
     /// Ctrl-C), then shuts down in order and reports. Setup happens first,
     /// for the configured backend's scalar (the one `match`,
-    /// [`dispatch`]).
+    /// [`MathBackend::run`](laige_core::MathBackend::run)).
     ///
     /// # Errors
     /// Only failures before the run starts (exit code 1): the game's setup,
@@ -40,13 +46,10 @@ impl<G: Game> Engine<G> {
     /// shutdown and is reported in [`RunReport::exit`].
     pub fn run_headless(self, limit: RunLimit) -> Result<RunReport> {
         let backend = self.parts.config.determinism.math;
-        dispatch(
-            backend,
-            HeadlessRun {
-                parts: self.parts,
-                limit,
-            },
-        )
+        backend.run(HeadlessRun {
+            parts: self.parts,
+            limit,
+        })
     }
 }
 
@@ -56,7 +59,8 @@ struct HeadlessRun<G> {
 }
 
 /// The frame rate a run paces at: `[render] frame_rate_hz`, 0 meaning the
-/// default (60) outside a window.
+/// display's rate in a window (`display_hz`, capped at the frame clock's
+/// maximum) and the default (60) outside one.
 pub(crate) fn frame_rate(config: &EngineConfig, display_hz: u32) -> u32 {
     match (config.render.frame_rate_hz, display_hz) {
         (0, 0) => FrameClockConfig::default().frame_rate_hz,
@@ -65,10 +69,10 @@ pub(crate) fn frame_rate(config: &EngineConfig, display_hz: u32) -> u32 {
     }
 }
 
-impl<G: Game> ScalarVisitor for HeadlessRun<G> {
+impl<G: Game, S: EngineScalar> BackendVisitor<S> for HeadlessRun<G> {
     type Output = Result<RunReport>;
 
-    fn visit<S: EngineScalar>(self) -> Result<RunReport> {
+    fn visit(self) -> Result<RunReport> {
         let EngineBuilder {
             mut game,
             config,
@@ -80,27 +84,31 @@ impl<G: Game> ScalarVisitor for HeadlessRun<G> {
         let script = ScriptedInput::new(config.game_loop.tick_rate_hz, script)?;
         let rate = frame_rate(&config, 0);
         let backend = config.determinism.math;
+        let plan = RunPlan {
+            mode: "headless",
+            frame_rate_hz: rate,
+            limit: self.limit,
+            wait_for_render: options.pacing == Pacing::Unpaced,
+        };
+        let run = Drive {
+            script,
+            plan,
+            options: &options,
+            config: &config,
+        };
         match options.pacing {
             Pacing::FrameClock => {
                 let pacer = RealPacer(FrameClock::new(FrameClockConfig {
                     frame_rate_hz: rate,
                 })?);
                 let session = Session::new(world, &config, &options, backend, SteadyClock)?;
-                run_loop::<S, G, _, _>(
-                    game, session, pacer, script, &config, &options, self.limit, rate,
-                )
+                run.drive::<S, G, _, _>(game, session, pacer)
             }
             Pacing::Unpaced => {
                 let clock = SyntheticClock::new(0);
-                let pacer = VirtualPacer {
-                    clock: clock.clone(),
-                    rate,
-                    start: 0,
-                };
+                let pacer = VirtualPacer::new(clock.clone(), rate)?;
                 let session = Session::new(world, &config, &options, backend, clock)?;
-                run_loop::<S, G, _, _>(
-                    game, session, pacer, script, &config, &options, self.limit, rate,
-                )
+                run.drive::<S, G, _, _>(game, session, pacer)
             }
         }
     }
@@ -116,10 +124,11 @@ trait Pacer {
     fn wait(&mut self, k: u64) -> i64;
 }
 
-/// Real time: the frame clock's deadline grid on the steady clock.
-struct RealPacer(FrameClock<SteadyClock>);
+/// Real time: the frame clock's deadline grid on its clock (the steady
+/// clock in a run).
+struct RealPacer<C: MonotonicClock>(FrameClock<C>);
 
-impl Pacer for RealPacer {
+impl<C: MonotonicClock> Pacer for RealPacer<C> {
     fn anchor(&mut self, start_reading_ns: i64) {
         self.0.reanchor(start_reading_ns);
     }
@@ -131,12 +140,32 @@ impl Pacer for RealPacer {
     }
 }
 
-/// Virtual time: frame `k` at exactly `⌈k × 10⁹ / rate⌉` ns after the
-/// start, set on a synthetic clock (no waiting).
+/// Virtual time: frame `k` at exactly the frame-rate grid's `start_ns(k)`
+/// (`⌈k × 10⁹ / rate⌉` ns) after the start, set on a synthetic clock (no
+/// waiting) — the frame clock's deadline grid, without the wait.
 struct VirtualPacer {
     clock: SyntheticClock,
-    rate: u32,
+    grid: RateGrid,
     start: i64,
+}
+
+impl VirtualPacer {
+    /// A pacer at `rate` (validated with the config: never 0).
+    fn new(clock: SyntheticClock, rate: u32) -> Result<Self> {
+        let grid = RateGrid::new(rate).ok_or_else(|| {
+            laige_core::Error::invalid_argument(
+                laige_render::FRAME_RATE_INVALID,
+                "frame_rate_hz",
+                rate,
+                "1..=1000 Hz",
+            )
+        })?;
+        Ok(Self {
+            clock,
+            grid,
+            start: 0,
+        })
+    }
 }
 
 impl Pacer for VirtualPacer {
@@ -144,8 +173,7 @@ impl Pacer for VirtualPacer {
         self.start = start_reading_ns;
     }
     fn scheduled_ns(&self, k: u64) -> i64 {
-        let ns = (u128::from(k) * 1_000_000_000).div_ceil(u128::from(self.rate.max(1)));
-        i64::try_from(ns).unwrap_or(i64::MAX)
+        self.grid.start_ns(k)
     }
     fn wait(&mut self, k: u64) -> i64 {
         let t = self.start.saturating_add(self.scheduled_ns(k));
@@ -154,128 +182,111 @@ impl Pacer for VirtualPacer {
     }
 }
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "one private call site; the pieces are the run's parts"
-)]
-fn run_loop<S: EngineScalar, G: Game, C: MonotonicClock, P: Pacer>(
-    mut game: G,
-    mut session: Session<C>,
-    mut pacer: P,
-    mut script: ScriptedInput,
-    config: &EngineConfig,
-    options: &crate::EngineOptions,
-    limit: RunLimit,
-    rate: u32,
-) -> Result<RunReport> {
-    let mut renderer = match options.headless_render {
-        HeadlessRender::Off => None,
-        HeadlessRender::Gl { width, height } => {
-            Some(headless_renderer(&game, config, options, width, height)?)
-        }
-    };
-    session.start("headless", rate)?;
-    pacer.anchor(session.game_loop.start_reference_ns().unwrap_or(0));
-    let mut k: u64 = 1;
-    loop {
-        if session.should_stop() || session.limit_reached(limit, k, pacer.scheduled_ns(k)) {
-            break;
-        }
-        let reading = pacer.wait(k);
-        if session.should_stop() {
-            break;
-        }
-        script.feed(&mut session.game_loop);
-        let presented = renderer.as_ref().map_or(0, |r| r.presented());
-        session.frame_callback(&mut game, k, reading, presented);
-        if session.exit.is_some() || session.run_frame(&mut game).is_none() {
-            break;
-        }
-        // Unpaced: as fast as possible without dropping frames — wait for
-        // the renderer to finish the previous frame before publishing
-        // (the next frame's ticks already overlapped its drawing).
-        if let Some(r) = renderer.as_mut()
-            && let Err(err) = (if options.pacing == Pacing::Unpaced {
-                r.wait_idle()
-            } else {
-                Ok(())
-            })
-            .and_then(|()| r.publish::<G, S>(&mut game, &session, k, reading))
-        {
-            session.exit = Some(crate::ExitReason::RenderFailed(err));
-            break;
-        }
-        k += 1;
-    }
-    Ok(match renderer.as_mut() {
-        Some(r) => session.shutdown(Some(r)),
-        None => session.shutdown(None::<&mut NoPresenter>),
-    })
+/// What a headless run drives its session with, besides the pacer.
+struct Drive<'a> {
+    script: ScriptedInput,
+    plan: RunPlan,
+    options: &'a EngineOptions,
+    config: &'a EngineConfig,
 }
 
-#[cfg(feature = "window")]
+impl Drive<'_> {
+    fn drive<S: EngineScalar, G: Game, C: MonotonicClock, P: Pacer>(
+        mut self,
+        mut game: G,
+        mut session: Session<C>,
+        mut pacer: P,
+    ) -> Result<RunReport> {
+        let mut presenter = match self.options.headless_render {
+            HeadlessRender::Off => None,
+            HeadlessRender::Gl { width, height } => Some(headless_renderer(
+                &game,
+                self.config,
+                self.options,
+                width,
+                height,
+            )?),
+        };
+        session.start(self.plan)?;
+        pacer.anchor(session.game_loop.start_reference_ns().unwrap_or(0));
+        while let Some(k) = session.next_frame(pacer.scheduled_ns(session.frames() + 1)) {
+            let reading = pacer.wait(k);
+            if session.should_stop() {
+                break;
+            }
+            self.script.feed(&mut session.game_loop);
+            if !session.frame::<G, S, _>(&mut game, &mut presenter, reading) {
+                break;
+            }
+        }
+        Ok(session.shutdown(&mut presenter, ExitReason::Completed))
+    }
+}
+
+#[cfg(feature = "gl")]
 fn headless_renderer<G: Game>(
     game: &G,
     config: &EngineConfig,
-    options: &crate::EngineOptions,
+    options: &EngineOptions,
     width: u32,
     height: u32,
 ) -> Result<crate::gl_present::Renderer> {
     crate::gl_present::Renderer::headless(width, height, options, game.view(config))
 }
 
-#[cfg(not(feature = "window"))]
+#[cfg(not(feature = "gl"))]
 fn headless_renderer<G: Game>(
     _game: &G,
     _config: &EngineConfig,
-    _options: &crate::EngineOptions,
+    _options: &EngineOptions,
     _width: u32,
     _height: u32,
-) -> Result<NoRenderer> {
+) -> Result<crate::presenter::NoPresenter> {
     Err(laige_core::diag::reported(
         laige_core::Error::new(
             laige_core::ErrorCode::Unsupported,
             crate::events::WINDOW_FAILED,
         )
         .with_field("headless_render")
-        .with_detail("this build has no GL pipeline (laige-engine's `window` feature is off)"),
+        .with_detail("this build has no GL pipeline (laige-engine's `gl` feature is off)"),
     ))
 }
 
-/// Stands in for the renderer in builds without GL: it has no value, so
-/// the render branch of the loop is statically dead there.
-#[cfg(not(feature = "window"))]
-pub(crate) enum NoRenderer {}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-#[cfg(not(feature = "window"))]
-impl NoRenderer {
-    fn presented(&self) -> u64 {
-        match *self {}
-    }
-    fn wait_idle(&self) -> Result<()> {
-        match *self {}
-    }
-    #[allow(
-        clippy::extra_unused_type_parameters,
-        reason = "the same call as the GL renderer's publish"
-    )]
-    fn publish<G: Game, S: EngineScalar>(
-        &mut self,
-        _game: &mut G,
-        _session: &Session<impl MonotonicClock>,
-        _frame: u64,
-        _reading: i64,
-    ) -> Result<()> {
-        match *self {}
-    }
-}
-
-#[cfg(not(feature = "window"))]
-impl crate::run::Presenter for NoRenderer {
-    fn finish(&mut self) -> Result<()> {
-        match *self {}
-    }
-    fn frame_stats(&self) -> laige_render::FrameStats {
-        match *self {}
+    /// The paced grid (frame clock deadlines, each frame on time) and the
+    /// unpaced grid (virtual time) give every frame the same time.
+    #[test]
+    fn paced_and_unpaced_frames_sit_on_the_same_grid() {
+        for rate in [1_u32, 24, 30, 59, 60, 75, 144, 240, 1000] {
+            let start = 1_234_567;
+            let real_clock = SyntheticClock::new(0);
+            let mut paced = RealPacer(
+                FrameClock::with_clock(
+                    FrameClockConfig {
+                        frame_rate_hz: rate,
+                    },
+                    real_clock.clone(),
+                )
+                .unwrap(),
+            );
+            let mut unpaced = VirtualPacer::new(SyntheticClock::new(0), rate).unwrap();
+            paced.anchor(start);
+            unpaced.anchor(start);
+            let grid = RateGrid::new(rate).unwrap();
+            for k in 1..=5_000_u64 {
+                let scheduled = paced.scheduled_ns(k);
+                assert_eq!(scheduled, unpaced.scheduled_ns(k), "rate {rate} frame {k}");
+                assert_eq!(scheduled, grid.start_ns(k));
+                // An on-time paced frame: the clock reaches its deadline.
+                real_clock.set_ns(start + scheduled);
+                let reading = paced.wait(k);
+                assert_eq!(reading, unpaced.wait(k), "rate {rate} frame {k}");
+                assert_eq!(reading, unpaced.clock.now_ns());
+                assert_eq!(grid.index_at(reading - start), k);
+            }
+        }
     }
 }

@@ -4,11 +4,13 @@
 //! importance:
 //!
 //! 1. **The runs**: [`Engine::run_headless`] (frames paced on the frame
-//!    clock, or unpaced on virtual time; optionally through the whole GL
-//!    pipeline on a headless context) and `Engine::run_windowed` (feature
-//!    `window`: a winit 0.30 event loop and the simulation on the main
-//!    thread, rendering on the render thread through the lock-free
-//!    handoff, presentation interpolated with the loop's alpha).
+//!    clock, or unpaced on virtual time — both on the same exact frame
+//!    grid; optionally through the whole GL pipeline on a headless context,
+//!    feature `gl`) and `Engine::run_windowed` (feature `window`: a winit
+//!    0.30 event loop and the simulation on the main thread, rendering on
+//!    the render thread through the lock-free handoff, presentation
+//!    interpolated with the loop's alpha). Both are thin drivers of one
+//!    frame step (the session's): callbacks, ticks, publish.
 //! 2. **The lifecycle** Init → Running ⇄ Paused → Shutdown, driven by the
 //!    game ([`Control`]) and by window events (close, focus), and **one
 //!    ordered shutdown** for every way a run ends — the limit, the game's
@@ -17,7 +19,8 @@
 //! 3. **The configuration** ([`EngineConfig`], TOML) and the **builder**
 //!    ([`EngineBuilder`]): a [`Game`] registers its components and systems
 //!    generic over the scalar; the configured math backend picks the one
-//!    instantiation ([`dispatch`], the one `match`) and the report names it.
+//!    instantiation ([`MathBackend::run`], the one `match`) and the report
+//!    names it.
 //! 4. **Input**: platform events and scripted input are stamped on the
 //!    loop's clock, assigned to the tick they fall in and delivered at its
 //!    start (`laige_sim::input`, re-exported here as [`input`]).
@@ -56,32 +59,39 @@
 //! laige-sim and laige-render; a game needs no other laige dependency (the
 //! parts are re-exported: [`core`], [`sim`], [`render`]).
 
+// The module graph runs one way (each module uses only those above it):
+// events, interrupt, config → options, report → game → presenter →
+// session → gl_present → builder → headless → windowed.
+
 pub mod config;
 mod config_toml;
 
-mod builder;
 pub mod events;
-mod game;
-#[cfg(feature = "window")]
-mod gl_present;
-mod headless;
 pub mod interrupt;
+mod options;
 mod report;
-mod run;
+
+mod game;
+mod presenter;
+mod session;
+
+#[cfg(feature = "gl")]
+mod gl_present;
+
+mod builder;
+mod headless;
 #[cfg(feature = "window")]
 mod windowed;
 
-pub use builder::{
-    Engine, EngineBuilder, EngineOptions, FrameCapture, HeadlessRender, Pacing, RunLimit,
-};
+pub use builder::{Engine, EngineBuilder};
 pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
 pub use config_toml::CONFIG_PARSE_FAILED;
 pub use game::{Control, EngineScalar, Game, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
+pub use options::{EngineOptions, FrameCapture, HeadlessRender, Pacing, RunLimit};
 pub use report::{
     EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED,
     EXIT_USAGE, ExitReason, RunReport,
 };
-pub use run::{ScalarVisitor, dispatch};
 
 // The parts, for game crates that depend on laige-engine alone.
 pub use hecs;

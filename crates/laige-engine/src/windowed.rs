@@ -11,9 +11,10 @@
 //!                close requested / proxy close ─► the ordered shutdown
 //!                focus lost ─► pause (if configured)
 //!  about_to_wait: at frame deadline k (the frame clock's grid):
-//!                Game::on_frame → GameLoop::frame (ticks, input delivered)
-//!                → Game::present → submit_frame(alpha) ──► batch, draw, swap
-//!                → WaitUntil(deadline k+1)
+//!                Session::next_frame, Session::frame: Game::on_frame →
+//!                GameLoop::frame (ticks, input delivered) → Game::present
+//!                → submit_frame(alpha, interpolate) ──► batch, draw, swap
+//!                → WaitUntil(the next future deadline)
 //! ```
 //!
 //! Frames are paced by the frame clock's deadline grid at the display's
@@ -27,6 +28,7 @@
 use std::sync::Arc;
 
 use laige_core::clock::{MonotonicClock, SteadyClock};
+use laige_core::math::BackendVisitor;
 use laige_core::{Error, ErrorCode, Result};
 use laige_render::gl::{CurrentGlContext, ViewRect, WindowedConfig};
 use laige_render::{FrameClock, FrameClockConfig};
@@ -41,12 +43,14 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy}
 use winit::keyboard::{KeyCode as Wk, PhysicalKey};
 use winit::window::{Window, WindowId};
 
-use crate::builder::{Engine, EngineBuilder, EngineOptions, RunLimit};
+use crate::builder::{Engine, EngineBuilder};
 use crate::game::{EngineScalar, Game};
 use crate::gl_present::Renderer;
 use crate::headless::frame_rate;
+use crate::options::{EngineOptions, RunLimit};
+use crate::presenter::Presenter;
 use crate::report::{ExitReason, RunReport};
-use crate::run::{ScalarVisitor, Session, build_world, dispatch};
+use crate::session::{RunPlan, Session, build_world};
 use crate::{EngineConfig, events};
 
 impl<G: Game> Engine<G> {
@@ -61,13 +65,10 @@ impl<G: Game> Engine<G> {
     /// the event loop refusing to start.
     pub fn run_windowed(self, limit: RunLimit) -> Result<RunReport> {
         let backend = self.parts.config.determinism.math;
-        dispatch(
-            backend,
-            WindowedRun {
-                parts: self.parts,
-                limit,
-            },
-        )
+        backend.run(WindowedRun {
+            parts: self.parts,
+            limit,
+        })
     }
 }
 
@@ -83,10 +84,10 @@ enum EngineEvent {
     Close,
 }
 
-impl<G: Game> ScalarVisitor for WindowedRun<G> {
+impl<G: Game, S: EngineScalar> BackendVisitor<S> for WindowedRun<G> {
     type Output = Result<RunReport>;
 
-    fn visit<S: EngineScalar>(self) -> Result<RunReport> {
+    fn visit(self) -> Result<RunReport> {
         let EngineBuilder {
             mut game,
             config,
@@ -147,8 +148,6 @@ struct Live {
     renderer: Renderer,
     window: Arc<Window>,
     clock: FrameClock,
-    /// Frames run (the next frame's index is `frames + 1`).
-    frames: u64,
     /// The next deadline slot of the frame clock's grid.
     slot: u64,
     /// The loop was paused by a focus loss (and resumes on focus).
@@ -156,11 +155,10 @@ struct Live {
 }
 
 impl Live {
-    fn finish(mut self, reason: ExitReason) -> RunReport {
-        if self.session.exit.is_none() {
-            self.session.exit = Some(reason);
-        }
-        let report = self.session.shutdown(Some(&mut self.renderer));
+    /// The ordered shutdown; `ended_by` is the reason unless the session
+    /// decided one.
+    fn finish(mut self, ended_by: ExitReason) -> RunReport {
+        let report = self.session.shutdown(&mut self.renderer, ended_by);
         // The window goes last, on this (the event loop's) thread: the
         // render thread destroyed the GL surface before it ended.
         drop(self.window);
@@ -207,7 +205,12 @@ impl<G: Game, S: EngineScalar> App<G, S> {
             return Err(Error::new(ErrorCode::InvalidState, events::WINDOW_FAILED)
                 .with_detail("the window was already opened once"));
         };
-        session.start("windowed", rate)?;
+        session.start(RunPlan {
+            mode: "windowed",
+            frame_rate_hz: rate,
+            limit: self.limit,
+            wait_for_render: false,
+        })?;
         let mut clock = FrameClock::new(FrameClockConfig {
             frame_rate_hz: rate,
         })?;
@@ -217,7 +220,6 @@ impl<G: Game, S: EngineScalar> App<G, S> {
             renderer,
             window,
             clock,
-            frames: 0,
             slot: 1,
             focus_paused: false,
         })
@@ -266,35 +268,23 @@ impl<G: Game, S: EngineScalar> App<G, S> {
         let now = SteadyClock.now_ns();
         let deadline = live.clock.deadline_ns(live.slot);
         if now >= deadline {
-            let k = live.frames + 1;
             let scheduled = deadline - live.clock.reference_ns();
-            if live.session.limit_reached(self.limit, k, scheduled) {
-                self.end(event_loop, ExitReason::Completed);
-                return;
-            }
-            let presented = live.renderer.presented();
-            live.session
-                .frame_callback(&mut self.game, k, now, presented);
-            if live.session.exit.is_some() || live.session.run_frame(&mut self.game).is_none() {
-                self.end(event_loop, ExitReason::Completed);
-                return;
-            }
-            if let Err(err) = live
-                .renderer
-                .publish::<G, S>(&mut self.game, &live.session, k, now)
+            if live.session.next_frame(scheduled).is_none()
+                || !live
+                    .session
+                    .frame::<G, S, _>(&mut self.game, &mut live.renderer, now)
             {
-                self.end(event_loop, ExitReason::RenderFailed(err));
+                // The session decided why (the limit, the game's exit, a
+                // failure); the placeholder is not used.
+                self.end(event_loop, ExitReason::Completed);
                 return;
             }
-            live.frames = k;
-            if self.options.close_after_frames == Some(k) {
+            if self.options.close_after_frames == Some(live.session.frames()) {
                 // The same path as the window system's close request.
                 let _ = self.proxy.send_event(EngineEvent::Close);
             }
             // The next future deadline (missed slots are not made up).
-            let period = live.clock.period_ns().max(1);
-            let behind = u64::try_from((now - deadline) / period).unwrap_or(0);
-            live.slot += 1 + behind;
+            live.slot = live.clock.frame_at(now) + 1;
         }
         let next = SteadyClock::ns_to_instant(live.clock.deadline_ns(live.slot));
         event_loop.set_control_flow(ControlFlow::WaitUntil(next));

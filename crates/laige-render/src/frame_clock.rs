@@ -1,15 +1,18 @@
 //! [`FrameClock`]: the frame deadline grid and the pacer that waits for it.
 //!
 //! ```text
-//! deadline_ns(n) = reference_ns + n × period_ns     (n 1-based; exact integers)
-//! period_ns      = 1_000_000_000 / frame_rate_hz    (one division, at creation)
+//! deadline_ns(n) = reference_ns + ⌈n × 10⁹ / frame_rate_hz⌉   (n 1-based; exact integers)
+//! period_ns      = ⌊10⁹ / frame_rate_hz⌋                      (nominal: display, estimates)
 //! ```
 //!
-//! The grid never accumulates error: frame `n`'s deadline is computed from
-//! `n`, not from the previous frame (60 Hz → 16 666 666 ns per frame; the
-//! truncated 2/3 ns per frame is the only rounding, and it does not drift
-//! against the grid itself). Beyond `i64::MAX` ns (292 years) deadlines
-//! clamp to `i64::MAX` instead of overflowing.
+//! The deadlines are the [`RateGrid`] at the frame rate — the same exact
+//! grid the loop's ticks and an unpaced run's virtual frame times sit on:
+//! frame `n`'s deadline is computed from `n`, never accumulated, so
+//! nothing drifts (60 Hz: frame 60 lands exactly one second after the
+//! reference, and each frame's deadline is the first nanosecond of its
+//! interval, so an on-time frame at 60 Hz runs exactly the ticks due at
+//! 60 Hz). Beyond `i64::MAX` ns (292 years) deadlines clamp to `i64::MAX`
+//! instead of overflowing.
 //!
 //! # Pacing
 //!
@@ -35,7 +38,7 @@
 use std::time::Duration;
 
 use laige_core::clock::{MonotonicClock, SteadyClock};
-use laige_core::{Error, Result};
+use laige_core::{Error, RateGrid, Result};
 
 use crate::events;
 
@@ -118,15 +121,16 @@ impl Default for FrameClockConfig {
 ///
 /// let clock = SyntheticClock::new(1_000);
 /// let fc = FrameClock::with_clock(FrameClockConfig { frame_rate_hz: 60 }, clock.clone())?;
-/// assert_eq!(fc.period_ns(), 16_666_666);
-/// assert_eq!(fc.deadline_ns(3), 1_000 + 3 * 16_666_666);
+/// assert_eq!(fc.period_ns(), 16_666_666); // nominal
+/// assert_eq!(fc.deadline_ns(1), 1_000 + 16_666_667); // ⌈10⁹ / 60⌉
+/// assert_eq!(fc.deadline_ns(3), 1_000 + 50_000_000); // exact, no drift
 /// # Ok::<(), laige_core::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct FrameClock<C = SteadyClock> {
     clock: C,
-    frame_rate_hz: u32,
-    period_ns: i64,
+    /// The deadline grid at the frame rate.
+    grid: RateGrid,
     reference_ns: i64,
     pacer: Pacer,
 }
@@ -152,12 +156,18 @@ impl<C: MonotonicClock> FrameClock<C> {
     /// (`render_thread/frame_rate_invalid`), reported as a rate-limited Warn.
     pub fn with_clock(config: FrameClockConfig, clock: C) -> Result<Self> {
         config.validate()?;
-        let rate = config.frame_rate_hz;
+        let grid = RateGrid::new(config.frame_rate_hz).ok_or_else(|| {
+            Error::invalid_argument(
+                events::FRAME_RATE_INVALID,
+                "frame_rate_hz",
+                0,
+                "1..=1000 Hz",
+            )
+        })?;
         let reference_ns = clock.now_ns();
         Ok(Self {
             clock,
-            frame_rate_hz: rate,
-            period_ns: 1_000_000_000 / i64::from(rate),
+            grid,
             reference_ns,
             pacer: Pacer::default(),
         })
@@ -166,13 +176,32 @@ impl<C: MonotonicClock> FrameClock<C> {
     /// The frame rate in Hz.
     #[must_use]
     pub fn frame_rate_hz(&self) -> u32 {
-        self.frame_rate_hz
+        self.grid.hz()
     }
 
-    /// The frame period in ns (`10⁹ / frame_rate_hz`, truncated).
+    /// The nominal frame period in ns (`⌊10⁹ / frame_rate_hz⌋`): for
+    /// display and sleep estimates; deadlines come from the grid
+    /// ([`deadline_ns`](Self::deadline_ns)), never from multiples of this.
     #[must_use]
     pub fn period_ns(&self) -> i64 {
-        self.period_ns
+        // At most 10⁹ (1 Hz): fits an i64.
+        self.grid.nominal_period_ns().cast_signed()
+    }
+
+    /// The deadline grid (frame `n`'s deadline is `reference_ns +
+    /// grid.start_ns(n)`).
+    #[must_use]
+    pub fn grid(&self) -> RateGrid {
+        self.grid
+    }
+
+    /// The frame whose interval holds `reading_ns` (a reading of the
+    /// clock): `0` before the first deadline, `n` from deadline `n` up to
+    /// (not including) deadline `n + 1`.
+    #[must_use]
+    pub fn frame_at(&self, reading_ns: i64) -> u64 {
+        self.grid
+            .index_at(reading_ns.saturating_sub(self.reference_ns))
     }
 
     /// The grid's reference (frame 0's time) in ns.
@@ -187,16 +216,17 @@ impl<C: MonotonicClock> FrameClock<C> {
         self.clock.now_ns()
     }
 
-    /// Frame `n`'s deadline: `reference_ns + n × period_ns`, exact, clamped
-    /// to `i64::MAX` (never overflows).
+    /// Frame `n`'s deadline: `reference_ns + ⌈n × 10⁹ / frame_rate_hz⌉`
+    /// ([`RateGrid::start_ns`]), exact, clamped to `i64::MAX` (never
+    /// overflows).
     #[must_use]
     pub fn deadline_ns(&self, n: u64) -> i64 {
-        let t = i128::from(self.reference_ns) + i128::from(n) * i128::from(self.period_ns);
-        i64::try_from(t).unwrap_or(i64::MAX)
+        self.reference_ns.saturating_add(self.grid.start_ns(n))
     }
 
-    /// Moves the grid: frame `n`'s deadline becomes `reference_ns + n ×
-    /// period_ns`. Use after a pause so the next frames are not all "late".
+    /// Moves the grid: frame `n`'s deadline becomes `reference_ns +
+    /// grid.start_ns(n)`. Use after a pause so the next frames are not all
+    /// "late".
     pub fn reanchor(&mut self, reference_ns: i64) {
         self.reference_ns = reference_ns;
     }

@@ -647,7 +647,8 @@ mod tests {
             frame_index: n,
             sim_tick: n * 3,
             render_time_ns: i64::try_from(n).unwrap_or(0) * 16_666_666,
-            payload: !n,
+            alpha: laige_core::Alpha::from_ppb(n * 7),
+            interpolate: n % 2 == 1,
         }
     }
 

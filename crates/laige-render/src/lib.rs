@@ -47,7 +47,6 @@
 mod events;
 mod frame;
 pub mod frame_clock;
-#[cfg(feature = "gl")]
 pub mod gl;
 pub mod handoff;
 pub mod payload;

@@ -36,16 +36,27 @@ fn grid_is_exact_integer_arithmetic() {
     assert_eq!(fc.reference_ns(), 123_456);
     assert_eq!(fc.frame_rate_hz(), 60);
     assert_eq!(fc.deadline_ns(0), 123_456);
-    assert_eq!(fc.deadline_ns(1), 123_456 + 16_666_666);
-    // No drift: frame n is n periods from the reference, exactly.
-    assert_eq!(fc.deadline_ns(3_600_000), 123_456 + 3_600_000 * 16_666_666);
+    // Frame n's deadline is the first ns of its interval: ⌈n × 10⁹ / 60⌉.
+    assert_eq!(fc.deadline_ns(1), 123_456 + 16_666_667);
+    assert_eq!(fc.deadline_ns(2), 123_456 + 33_333_334);
+    assert_eq!(fc.deadline_ns(3), 123_456 + 50_000_000);
+    // No drift: frame 60·k is exactly k seconds from the reference.
+    assert_eq!(fc.deadline_ns(60), 123_456 + 1_000_000_000);
+    assert_eq!(fc.deadline_ns(3_600_000), 123_456 + 60_000_000_000_000);
     for n in [1u64, 2, 59, 60, 61, 1_000_003] {
         let step = fc.deadline_ns(n + 1) - fc.deadline_ns(n);
-        assert_eq!(step, fc.period_ns());
+        // Each step is the nominal period or one ns more.
+        assert!((0..=1).contains(&(step - fc.period_ns())), "n {n}");
+        // The deadline is the first reading of frame n's interval.
+        assert_eq!(fc.frame_at(fc.deadline_ns(n)), n);
+        assert_eq!(fc.frame_at(fc.deadline_ns(n) - 1), n - 1);
+        assert_eq!(fc.deadline_ns(n) - fc.reference_ns(), fc.grid().start_ns(n));
     }
     let (fc, _) = clock_at(144, -1_000);
     assert_eq!(fc.period_ns(), 1_000_000_000 / 144);
-    assert_eq!(fc.deadline_ns(7), -1_000 + 7 * 6_944_444);
+    // ⌈7 × 10⁹ / 144⌉ = 48_611_112.
+    assert_eq!(fc.deadline_ns(7), -1_000 + 48_611_112);
+    assert_eq!(fc.frame_at(-5_000), 0);
 }
 
 #[test]

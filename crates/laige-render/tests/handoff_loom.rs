@@ -16,6 +16,7 @@
     reason = "the wait_idle model writes and reads a loom-tracked cell"
 )]
 
+use laige_core::Alpha;
 use laige_render::FrameDescriptor;
 use laige_render::handoff::{Consumer, HandoffConfig, Producer, handoff};
 use loom::sync::Arc;
@@ -27,7 +28,8 @@ fn desc(n: u64) -> FrameDescriptor {
         frame_index: n,
         sim_tick: n * 10,
         render_time_ns: -(n.cast_signed()),
-        payload: !n,
+        alpha: Alpha::from_ppb(!n % 1_000_000_000),
+        interpolate: n % 2 == 0,
     }
 }
 

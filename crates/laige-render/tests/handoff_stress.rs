@@ -12,6 +12,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use laige_core::Alpha;
 use laige_render::FrameDescriptor;
 use laige_render::handoff::{HandoffConfig, handoff};
 
@@ -20,7 +21,8 @@ fn descriptor(n: u64) -> FrameDescriptor {
         frame_index: n,
         sim_tick: n.wrapping_mul(0x9E37_79B9_7F4A_7C15),
         render_time_ns: (n ^ 0x5555_5555_5555_5555).cast_signed(),
-        payload: n.rotate_left(17) ^ 0xA5A5,
+        alpha: Alpha::from_ppb(n.rotate_left(17) % 1_000_000_000),
+        interpolate: n & 4 != 0,
     }
 }
 

@@ -58,7 +58,7 @@ fn desc(n: u64) -> FrameDescriptor {
         frame_index: n,
         sim_tick: n,
         render_time_ns: 0,
-        payload: 0,
+        ..FrameDescriptor::default()
     }
 }
 

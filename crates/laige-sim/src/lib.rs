@@ -12,8 +12,10 @@
 //! 3. **[`Profiler`]**: fixed-size rings of tick, frame and per-system
 //!    durations.
 //!
-//! 4. **[`presentation`]**: the integer-derived [`Alpha`] and the
-//!    [`PresentationSnapshot`] a renderer interpolates from.
+//! 4. **[`Alpha`]**: each frame's presentation factor, the tick grid's
+//!    fraction past the last consumed tick (the engine hands it to the
+//!    renderer, which interpolates each sprite between its previous and
+//!    current position).
 //! 5. **[`workload`]**: the reference workload every budget is measured on.
 //! 6. **[`replay`]**: record a run's identity and per-tick input, play it
 //!    back headless and name the first tick whose state hash differs.
@@ -22,19 +24,18 @@
 //!
 //! ```
 //! use laige_core::{Fpx16_16, clock::SyntheticClock};
-//! use laige_sim::workload::{self, Position, WorkloadConfig};
-//! use laige_sim::{GameLoop, GameLoopOptions, PresentationSnapshot, World};
+//! use laige_sim::workload::{self, WorkloadConfig};
+//! use laige_sim::{GameLoop, GameLoopOptions, World};
 //!
 //! let mut world = World::default();
 //! workload::install::<Fpx16_16>(&mut world, &WorkloadConfig { entities: 256, ..Default::default() })?;
 //! let schedule = world.schedule_systems();
 //! let clock = SyntheticClock::new(0);
 //! let mut game = GameLoop::with_clock(world, schedule, GameLoopOptions::default(), clock.clone())?;
-//! let mut snapshot = PresentationSnapshot::<Position<Fpx16_16>>::with_capacity(256);
-//! game.frame_with(&mut snapshot)?;
+//! game.frame()?;
 //! for _ in 0..60 {
 //!     clock.advance_ns(16_666_667); // one 60 Hz period per frame
-//!     let frame = game.frame_with(&mut snapshot)?;
+//!     let frame = game.frame()?;
 //!     assert!(frame.alpha.as_f32() < 1.0);
 //! }
 //! assert_eq!(game.current_tick(), 60);
@@ -46,7 +47,7 @@
 //!
 //! Each module's contract (ranges, events, failure behaviour, threading,
 //! determinism scope) is in `docs/api/` (`game_loop.md`, `world.md`,
-//! `profiler.md`, `presentation.md`).
+//! `profiler.md`; presentation is `presentation.md`).
 //!
 //! **Architecture invariant:** nothing in this crate reads wall-clock time
 //! into simulation state: the only time input is the loop's
@@ -62,7 +63,6 @@ pub mod events;
 pub mod game_loop;
 pub mod guardrails;
 pub mod input;
-pub mod presentation;
 pub mod profiler;
 pub mod replay;
 pub mod state_hash;
@@ -76,7 +76,6 @@ pub use game_loop::{
 pub use guardrails::{ChurnBudget, ChurnStats};
 pub use input::{InputEvent, InputKind, InputQueue, InputStamp, ScriptAt, ScriptedInput};
 pub use laige_macros::StateHash;
-pub use presentation::{Interpolate, PresentationSnapshot};
 pub use profiler::{Profiler, ProfilerConfig, SampleSummary};
 pub use replay::{Replay, ReplayHeader, ReplayInput, ReplayRecorder};
 pub use state_hash::{StateHash, StateHasher};

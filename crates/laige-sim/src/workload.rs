@@ -58,8 +58,9 @@ pub const MAX_HALF_EXTENT: i32 = 16_384;
 #[derive(Clone, Copy, Debug, Default, PartialEq, StateHash)]
 pub struct Position<S>(pub Vec2<S>);
 
-/// The position before the last integrate step (hashed sim state; the
-/// presentation snapshot can interpolate from it too).
+/// The position before the last integrate step (hashed sim state; a
+/// game presents it as the sprite's `prev_position`, and the renderer
+/// interpolates from it to [`Position`] with the frame's alpha).
 #[derive(Clone, Copy, Debug, Default, PartialEq, StateHash)]
 pub struct PrevPosition<S>(pub Vec2<S>);
 

@@ -1,10 +1,7 @@
 //! Thread-safety of the public types, asserted at compile time.
 
-use laige_core::Fpx16_16;
 use laige_core::clock::{SteadyClock, SyntheticClock};
 use laige_sim::game_loop::{Alpha, FrameInfo, GameLoop, GameLoopOptions, GameLoopStats};
-use laige_sim::presentation::PresentationSnapshot;
-use laige_sim::workload::Position;
 use laige_sim::{Profiler, SystemSchedule, World};
 
 fn send<T: Send>() {}
@@ -16,7 +13,6 @@ fn owned_state_can_move_to_the_thread_that_runs_it() {
     send::<World>();
     send::<GameLoop<SteadyClock>>();
     send::<GameLoop<SyntheticClock>>();
-    send::<PresentationSnapshot<Position<Fpx16_16>>>();
     // Plain data: shareable.
     send_sync::<Profiler>();
     send_sync::<SystemSchedule>();

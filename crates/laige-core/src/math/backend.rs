@@ -63,6 +63,10 @@ impl MathBackend {
     /// the visitor, so every hot op is monomorphized for one scalar — no
     /// `dyn`, no per-op branch.
     ///
+    /// The visitor implements [`BackendVisitor<S>`] for both scalars,
+    /// usually with one blanket impl whose bound is what its code needs
+    /// (`SimScalar` here; the engine adds the state hash):
+    ///
     /// ```
     /// use laige_core::math::BackendVisitor;
     /// use laige_core::{MathBackend, SimScalar, Vec2};
@@ -72,9 +76,9 @@ impl MathBackend {
     ///     ticks: u32,
     /// }
     ///
-    /// impl BackendVisitor for RunSim {
+    /// impl<S: SimScalar> BackendVisitor<S> for RunSim {
     ///     type Output = String;
-    ///     fn visit<S: SimScalar>(self) -> String {
+    ///     fn visit(self) -> String {
     ///         let dt = S::from_ratio(1, 60);
     ///         let vel = Vec2::new(S::from_i32(6), S::ZERO);
     ///         let mut pos = Vec2::<S>::ZERO;
@@ -89,23 +93,31 @@ impl MathBackend {
     /// assert_eq!(backend.run(RunSim { ticks: 60 }), "fixed_point_16_16: x = 5.999");
     /// # Ok::<(), laige_core::Error>(())
     /// ```
-    pub fn run<V: BackendVisitor>(self, visitor: V) -> V::Output {
+    pub fn run<V, O>(self, visitor: V) -> O
+    where
+        V: BackendVisitor<Fpx16_16, Output = O> + BackendVisitor<Fp32Pinned, Output = O>,
+    {
         match self {
-            Self::FixedPoint16_16 => visitor.visit::<Fpx16_16>(),
-            Self::FloatPinned32 => visitor.visit::<Fp32Pinned>(),
+            Self::FixedPoint16_16 => <V as BackendVisitor<Fpx16_16>>::visit(visitor),
+            Self::FloatPinned32 => <V as BackendVisitor<Fp32Pinned>>::visit(visitor),
         }
     }
 }
 
-/// Generic code to run for the backend chosen at runtime: implement
-/// [`visit`](Self::visit) once, generic over the scalar, and hand the
-/// visitor to [`MathBackend::run`]. A visitor is a value (it can carry the
-/// config, the world, a seed), so no closure over a generic type is needed.
-pub trait BackendVisitor {
+/// Generic code to run for the backend chosen at runtime, instantiated for
+/// the scalar `S`: implement it once for every `S` your code accepts (a
+/// blanket `impl<S: YourBound> BackendVisitor<S> for V`) and hand the
+/// visitor to [`MathBackend::run`], which accepts it when both backends'
+/// scalars meet that bound. A visitor is a value (it can carry the config,
+/// the world, a seed), so no closure over a generic type is needed, and
+/// the bound is the visitor's to choose: a crate whose code needs more than
+/// [`SimScalar`] (say, a state-hash trait of its own) states it in its impl,
+/// and the compiler checks both scalars provide it.
+pub trait BackendVisitor<S: SimScalar> {
     /// What the visit returns (the same type for every backend).
     type Output;
     /// The code to run, instantiated for `S`.
-    fn visit<S: SimScalar>(self) -> Self::Output;
+    fn visit(self) -> Self::Output;
 }
 
 /// The config id (`fixed_point_16_16`).
@@ -218,9 +230,9 @@ mod tests {
 
     struct WhichScalar;
 
-    impl BackendVisitor for WhichScalar {
+    impl<S: SimScalar> BackendVisitor<S> for WhichScalar {
         type Output = (MathBackend, u32);
-        fn visit<S: SimScalar>(self) -> (MathBackend, u32) {
+        fn visit(self) -> (MathBackend, u32) {
             (S::BACKEND, S::from_ratio(1, 2).to_hash_bits())
         }
     }

@@ -2,8 +2,11 @@
 //! the sprite batcher (cull + instance build on the CPU, instanced quads on
 //! the GPU).
 //!
-//! Behind the default `gl` cargo feature; a build without it keeps the frame
-//! handoff, the render thread and the frame clock and links no GL at all.
+//! The context, the renderer and the stages are behind the default `gl`
+//! cargo feature; a build without it keeps the frame handoff, the render
+//! thread, the frame clock and the sprite batcher's plain data and CPU
+//! side ([`Sprite`], [`ViewRect`], [`SpriteBatcher`]) and links no GL at
+//! all, so code that produces sprites compiles the same either way.
 //!
 //! ```text
 //!  main thread                          render thread
@@ -28,27 +31,43 @@
 //! The contract is in `docs/api/gl_context.md` and `docs/api/sprite_batcher.md`.
 
 mod batcher;
+#[cfg(feature = "gl")]
 mod context;
+#[cfg(feature = "gl")]
 mod headless;
+#[cfg(feature = "gl")]
 mod image;
 mod shapes;
+#[cfg(feature = "gl")]
 mod sprite_renderer;
+#[cfg(feature = "gl")]
 mod stages;
+#[cfg(feature = "gl")]
 mod text;
+#[cfg(feature = "gl")]
 mod texture_queue;
+#[cfg(feature = "gl")]
 mod windowed;
 
 pub use batcher::{
     Batch, BatchParams, BatchStats, MAX_SPRITES_PER_FRAME, Shape, Space, Sprite, SpriteBatcher,
     SpriteInstance, TextureId, ViewRect,
 };
+#[cfg(feature = "gl")]
 pub use context::{CurrentGlContext, GlContext, GlTarget, MAX_TARGET_SIZE};
+#[cfg(feature = "gl")]
 pub use headless::{HeadlessConfig, HeadlessSurface};
+#[cfg(feature = "gl")]
 pub use image::{Image, MAX_IMAGE_SIDE};
+#[cfg(feature = "gl")]
 pub use sprite_renderer::{
     DrawStats, SpriteRenderer, TextureFilter, TextureOptions, ViewPolicy, view_viewport,
 };
+#[cfg(feature = "gl")]
 pub use stages::{FixedView, SpriteFrameHook, SpriteStages, SpriteStagesConfig, TextureUpload};
+#[cfg(feature = "gl")]
 pub use text::{Align, Font, TextStyle};
+#[cfg(feature = "gl")]
 pub use texture_queue::TextureQueue;
+#[cfg(feature = "gl")]
 pub use windowed::WindowedConfig;

@@ -2,10 +2,10 @@
 //! [`GameLoop::frame_with`](super::GameLoop::frame_with).
 //!
 //! Hooks are passed per call instead of stored in the loop, so they can
-//! borrow caller state (a presentation snapshot, a replay recorder) without
+//! borrow caller state (a replay recorder, a counter) without
 //! `'static` bounds or shared ownership, and they are statically dispatched.
-//! Compose several with a tuple: `loop.frame_with(&mut (snapshot,
-//! recorder))`.
+//! Compose several with a tuple: `loop.frame_with(&mut (recorder,
+//! counter))`.
 //!
 //! Contract (game_loop.md): hooks run on the loop's thread inside the
 //! frame's budget — they must not block, and `on_tick` must not allocate

@@ -5,7 +5,7 @@
 use laige_core::Result;
 use laige_core::clock::MonotonicClock;
 
-use super::{GameLoop, LoopState, due_ticks};
+use super::{GameLoop, LoopState};
 use crate::input::{InputKind, InputStamp};
 
 impl<C: MonotonicClock> GameLoop<C> {
@@ -27,8 +27,8 @@ impl<C: MonotonicClock> GameLoop<C> {
     /// Where an event that happened at `reading_ns` (a reading of this
     /// loop's clock) belongs: its running time, the tick whose interval
     /// holds it, or — when that tick already ran or was dropped — the next
-    /// tick to run, marked late. Exact integer arithmetic (the due
-    /// computation's); see [`crate::input`] for the full rule.
+    /// tick to run, marked late. Read off the loop's tick grid
+    /// ([`laige_core::RateGrid::index_at`], the due computation's); see [`crate::input`] for the full rule.
     ///
     /// ```
     /// use laige_core::clock::SyntheticClock;
@@ -60,7 +60,7 @@ impl<C: MonotonicClock> GameLoop<C> {
     pub fn input_stamp_at_time(&self, time_ns: i64) -> InputStamp {
         let time_ns = time_ns.max(0);
         let next = self.world.tick();
-        let slot = due_ticks(time_ns, self.options.tick_rate_hz);
+        let slot = self.grid.index_at(time_ns);
         if slot >= self.consumed {
             InputStamp {
                 tick: next.saturating_add(slot - self.consumed),

@@ -27,6 +27,19 @@
 //! # Ok::<(), laige_core::Error>(())
 //! ```
 //!
+//! # The due computation
+//!
+//! All simulation time is integer ticks on the loop's tick grid
+//! ([`laige_core::RateGrid`] at `tick_rate_hz`, anchored at the start
+//! reading, shifted forward by every pause). After `elapsed` ns of running
+//! time `⌊elapsed × rate / 10⁹⌋` ticks are due, in exact integers; nothing
+//! is accumulated, so nothing drifts — the remainder is re-derived from the
+//! clock on every frame. 10 s at 60 Hz is exactly 600 ticks whatever the
+//! frame steps (a floating millisecond accumulator ends at 599). The frame's
+//! [`Alpha`] is the same grid's fraction past the consumed ticks, and input
+//! stamps ([`GameLoop::input_stamp`]) are the grid's index of an event's
+//! running time.
+//!
 //! # Ownership: one live loop per world
 //!
 //! The loop **owns** the [`World`] and its [`SystemSchedule`]: a world can
@@ -41,7 +54,6 @@
 
 // det-allow-file(wall-clock): the loop reads its `MonotonicClock` (the one time door: the tick sequence is a pure function of the readings, game_loop.md "Determinism scope") and `SteadyClock` for profiler samples, which never enter sim state
 
-mod due;
 mod hooks;
 mod input;
 mod lifecycle;
@@ -53,10 +65,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 #[cfg(debug_assertions)]
 use laige_core::alloc_watch;
 use laige_core::clock::{MonotonicClock, SteadyClock};
-use laige_core::{Error, ErrorCode, Result};
+use laige_core::{Error, ErrorCode, RateGrid, Result};
 
-pub use due::{Alpha, NANOS_PER_SEC, due_ticks, ticks_to_ns};
 pub use hooks::{LoopHooks, OnBeginFrame, OnEndFrame, OnTick};
+/// The presentation alpha of a frame (defined in laige-core beside the
+/// tick grid it is a fraction of, so the renderer can name it too).
+pub use laige_core::Alpha;
 pub use lifecycle::LoopState;
 pub use options::{
     AllocCheck, DEFAULT_MAX_CATCH_UP_TICKS, DEFAULT_TICK_RATE_HZ, GameLoopOptions,
@@ -77,6 +91,9 @@ pub struct GameLoop<C: MonotonicClock = SteadyClock> {
     schedule: SystemSchedule,
     clock: C,
     options: GameLoopOptions,
+    /// The tick grid at `options.tick_rate_hz`: due ticks, input slots,
+    /// alpha and simulation time are all read off it.
+    grid: RateGrid,
     state: LoopState,
     /// The first reading (at start); never moves.
     start_reference_ns: Option<i64>,
@@ -121,11 +138,13 @@ impl<C: MonotonicClock> GameLoop<C> {
         clock: C,
     ) -> Result<Self> {
         options.validate()?;
+        let grid = tick_grid(options.tick_rate_hz)?;
         Ok(Self {
             world,
             schedule,
             clock,
             options,
+            grid,
             state: LoopState::Init,
             start_reference_ns: None,
             reference_ns: 0,
@@ -256,7 +275,7 @@ impl<C: MonotonicClock> GameLoop<C> {
         )?;
 
         if self.state == LoopState::Running {
-            let due = due_ticks(now - self.reference_ns, self.options.tick_rate_hz);
+            let due = self.grid.index_at(now - self.reference_ns);
             let want = due.saturating_sub(self.consumed);
             let cap = u64::from(self.options.max_catch_up_ticks);
             let run = want.min(cap);
@@ -398,11 +417,7 @@ impl<C: MonotonicClock> GameLoop<C> {
         } else {
             reading_ns
         };
-        Alpha::at(
-            at - self.reference_ns,
-            self.consumed,
-            self.options.tick_rate_hz,
-        )
+        self.grid.alpha_at(at - self.reference_ns, self.consumed)
     }
 
     // ---- queries -----------------------------------------------------------
@@ -451,11 +466,19 @@ impl<C: MonotonicClock> GameLoop<C> {
         self.start_reference_ns
     }
 
-    /// Elapsed simulation time: `current_tick() × 10⁹ / tick_rate_hz` ns,
-    /// exact (3600 ticks at 60 Hz are 60 000 000 000 ns).
+    /// Elapsed simulation time: `⌊current_tick() × 10⁹ / tick_rate_hz⌋` ns,
+    /// exact (3600 ticks at 60 Hz are 60 000 000 000 ns;
+    /// [`RateGrid::span_ns`]).
     #[must_use]
     pub fn elapsed_sim_ns(&self) -> u64 {
-        ticks_to_ns(self.world.tick(), self.options.tick_rate_hz)
+        self.grid.span_ns(self.world.tick())
+    }
+
+    /// The tick grid (`tick_rate_hz` intervals per second from the start
+    /// reference, pauses excluded).
+    #[must_use]
+    pub fn tick_grid(&self) -> RateGrid {
+        self.grid
     }
 
     /// Clock time spent Running since start, pauses excluded (ns; 0 before
@@ -557,6 +580,26 @@ impl<C: MonotonicClock> std::fmt::Debug for GameLoop<C> {
             .field("stats", &self.stats)
             .finish_non_exhaustive()
     }
+}
+
+/// The grid of a validated tick rate (validation rejects 0, so the error
+/// is unreachable from a checked `GameLoopOptions`).
+fn tick_grid(tick_rate_hz: u32) -> Result<RateGrid> {
+    RateGrid::new(tick_rate_hz).ok_or_else(|| {
+        Error::invalid_argument(
+            events::TICK_RATE_INVALID,
+            "tick_rate_hz",
+            tick_rate_hz,
+            "20..=120 Hz",
+        )
+    })
+}
+
+/// Ticks due `elapsed_ns` after the reference at `tick_rate_hz`
+/// ([`RateGrid::index_at`]), for the scripted input until it holds a grid
+/// of its own. A rate of 0 counts as no tick due.
+pub(crate) fn due_ticks(elapsed_ns: i64, tick_rate_hz: u32) -> u64 {
+    RateGrid::new(tick_rate_hz).map_or(0, |g| g.index_at(elapsed_ns))
 }
 
 fn elapsed_since(t0: i64) -> u64 {

@@ -1,51 +1,39 @@
-//! What the headless and windowed runs share: the one `match` on the math
-//! backend, building the world, the per-frame session (callbacks, control
-//! requests, stamped input) and the ordered shutdown.
+//! One run's session: building the world, the lifecycle and control
+//! requests, stamped input, **the frame step** every driver runs, and the
+//! ordered shutdown.
+//!
+//! The headless and windowed runs are thin drivers of [`Session`]: they
+//! decide *when* a frame happens (the frame clock's deadline, virtual time,
+//! the event loop's wake-up) and call [`Session::next_frame`] and
+//! [`Session::frame`]; everything a frame does is here, once:
+//!
+//! ```text
+//! next_frame(scheduled)   exit decided? Ctrl-C? the limit reached? → stop
+//! frame(reading):
+//!   Game::on_frame + its requests (actions, pause, steps, interpolation, exit)
+//!   GameLoop::frame_with   the due ticks, input delivered at each tick's start
+//!   [unpaced: wait for the renderer to finish the previous frame]
+//!   Presenter::publish     Game::present → sprites, FrameDescriptor {
+//!                          frame, tick, reading, alpha at reading, interpolate }
+//! ```
+//!
+//! Every exit reason is decided here (the game's exit, a failing tick, the
+//! render side failing, Ctrl-C, the limit); a driver only names the reason
+//! it ends for when the session has none (the window closed).
 
 // det-allow-file(wall-clock): the engine reads `SteadyClock` for the run report's wall times only (diagnostics, never sim state)
 
 use laige_core::clock::{MonotonicClock, SteadyClock};
-use laige_core::{Error, Fp32Pinned, Fpx16_16, MathBackend, Result, event};
-use laige_render::FrameStats;
+use laige_core::{Error, MathBackend, Result, event};
+use laige_render::{FrameDescriptor, FrameStats};
 use laige_sim::input::{InputEvent, InputKind};
-use laige_sim::{FrameInfo, GameLoop, LoopHooks, LoopState, Profiler, World};
+use laige_sim::{GameLoop, LoopHooks, LoopState, Profiler, World};
 
-use crate::builder::{EngineOptions, RunLimit};
 use crate::game::{Control, EngineScalar, Game, Registration, Setup};
+use crate::options::{EngineOptions, RunLimit};
+use crate::presenter::Presenter;
 use crate::report::{ExitReason, RunReport};
 use crate::{EngineConfig, events};
-
-/// Code generic over the simulation scalar, run for the backend chosen at
-/// runtime by [`dispatch`].
-pub trait ScalarVisitor {
-    /// What the visit returns (the same for every backend).
-    type Output;
-    /// The code, instantiated for `S`.
-    fn visit<S: EngineScalar>(self) -> Self::Output;
-}
-
-/// **The** one `match` between the configured backend and the statically
-/// dispatched simulation: every run of the engine goes through it, and the
-/// whole run — world, systems, loop — is instantiated for that one scalar.
-///
-/// ```
-/// use laige_engine::{EngineScalar, MathBackend, ScalarVisitor, dispatch};
-///
-/// struct Which;
-/// impl ScalarVisitor for Which {
-///     type Output = MathBackend;
-///     fn visit<S: EngineScalar>(self) -> MathBackend {
-///         S::BACKEND
-///     }
-/// }
-/// assert_eq!(dispatch(MathBackend::FloatPinned32, Which), MathBackend::FloatPinned32);
-/// ```
-pub fn dispatch<V: ScalarVisitor>(backend: MathBackend, visitor: V) -> V::Output {
-    match backend {
-        MathBackend::FixedPoint16_16 => visitor.visit::<Fpx16_16>(),
-        MathBackend::FloatPinned32 => visitor.visit::<Fp32Pinned>(),
-    }
-}
 
 /// The world of a run: input capacity, the game's setup for `S`, then the
 /// builder's registrations in order.
@@ -74,25 +62,18 @@ fn setup_failed(err: Error) -> Error {
     err
 }
 
-/// The render side as the session sees it (the GL pipeline, or nothing).
-pub(crate) trait Presenter {
-    /// The last frame rendered (`wait_idle`), then the render thread
-    /// stopped (its `on_stop` releases the GL context on it).
-    fn finish(&mut self) -> Result<()>;
-    /// The handoff's frame accounting.
-    fn frame_stats(&self) -> FrameStats;
-}
-
-/// No rendering.
-pub(crate) struct NoPresenter;
-
-impl Presenter for NoPresenter {
-    fn finish(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn frame_stats(&self) -> FrameStats {
-        FrameStats::default()
-    }
+/// How a driver runs its frames (fixed when the run starts).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunPlan {
+    /// `headless` or `windowed` (the `engine/started` event's `mode`).
+    pub(crate) mode: &'static str,
+    /// The frame rate the driver paces at.
+    pub(crate) frame_rate_hz: u32,
+    /// When the run ends by itself.
+    pub(crate) limit: RunLimit,
+    /// Publish a frame only once the renderer finished the previous one
+    /// (the unpaced run: every frame presented, none dropped).
+    pub(crate) wait_for_render: bool,
 }
 
 /// The loop hooks of a run: the game's `on_tick`, and the wall time of
@@ -114,13 +95,18 @@ impl<G: Game> LoopHooks for EngineHooks<'_, G> {
 /// One run's loop and lifecycle state.
 pub(crate) struct Session<C: MonotonicClock> {
     pub(crate) game_loop: GameLoop<C>,
-    pub(crate) control: Control,
-    pub(crate) interpolation: bool,
-    pub(crate) backend: MathBackend,
+    control: Control,
+    interpolation: bool,
+    backend: MathBackend,
     started_wall: i64,
     first_tick_wall: Option<i64>,
-    pub(crate) exit: Option<ExitReason>,
+    /// Why the run ends, once decided (only the session's own methods set
+    /// it).
+    exit: Option<ExitReason>,
     handle_ctrl_c: bool,
+    plan: RunPlan,
+    /// Frames run: the next frame's 1-based index is `frames + 1`.
+    frames: u64,
 }
 
 impl<C: MonotonicClock> Session<C> {
@@ -150,11 +136,21 @@ impl<C: MonotonicClock> Session<C> {
             first_tick_wall: None,
             exit: None,
             handle_ctrl_c: options.handle_ctrl_c,
+            plan: RunPlan {
+                mode: "headless",
+                frame_rate_hz: 0,
+                limit: RunLimit::Unlimited,
+                wait_for_render: false,
+            },
+            frames: 0,
         })
     }
 
-    /// Init → Running: the clock reference of the run (running time 0).
-    pub(crate) fn start(&mut self, mode: &'static str, frame_rate_hz: u32) -> Result<()> {
+    /// Init → Running under `plan`: the clock reference of the run
+    /// (running time 0).
+    pub(crate) fn start(&mut self, plan: RunPlan) -> Result<()> {
+        self.plan = plan;
+        let (mode, frame_rate_hz) = (plan.mode, plan.frame_rate_hz);
         if self.handle_ctrl_c {
             // An interrupt that ended an earlier run must not end this one.
             crate::interrupt::clear();
@@ -181,22 +177,83 @@ impl<C: MonotonicClock> Session<C> {
         self.exit.is_some()
     }
 
-    /// Whether `limit` is reached before frame `next_frame` (1-based),
-    /// scheduled `next_frame_time_ns` after the start.
-    pub(crate) fn limit_reached(
-        &self,
-        limit: RunLimit,
-        next_frame: u64,
-        next_frame_time_ns: i64,
-    ) -> bool {
-        match limit {
-            RunLimit::Frames(n) => next_frame > n,
+    /// The index of the next frame (1-based) when the run goes on to it,
+    /// scheduled `scheduled_ns` after the start; `None` when the run ends
+    /// first — an exit was decided, Ctrl-C, or the limit is reached.
+    pub(crate) fn next_frame(&mut self, scheduled_ns: i64) -> Option<u64> {
+        let k = self.frames + 1;
+        let limit_reached = match self.plan.limit {
+            RunLimit::Frames(n) => k > n,
             RunLimit::Ticks(n) => self.game_loop.current_tick() >= n,
             RunLimit::Duration(d) => {
-                i128::from(next_frame_time_ns) > i128::try_from(d.as_nanos()).unwrap_or(i128::MAX)
+                i128::from(scheduled_ns) > i128::try_from(d.as_nanos()).unwrap_or(i128::MAX)
             }
             RunLimit::Unlimited => false,
+        };
+        if self.should_stop() {
+            return None;
         }
+        if limit_reached {
+            self.exit = Some(ExitReason::Completed);
+            return None;
+        }
+        Some(k)
+    }
+
+    /// Runs frame [`next_frame`](Self::next_frame) returned, presented at
+    /// `reading_ns` (a reading of the loop's clock): the game's frame
+    /// callback and its requests, the due ticks, then the frame published
+    /// to `presenter` (after the previous one finished, when the plan asks
+    /// for it). Returns whether the run goes on; when it does not, the
+    /// reason is decided (the game's exit, a failing tick, the render side
+    /// failing).
+    pub(crate) fn frame<G: Game, S: EngineScalar, P: Presenter>(
+        &mut self,
+        game: &mut G,
+        presenter: &mut P,
+        reading_ns: i64,
+    ) -> bool {
+        let k = self.frames + 1;
+        self.refresh_control(presenter.presented());
+        self.control.frame = k;
+        game.on_frame(self.game_loop.world(), &mut self.control);
+        self.apply(game, reading_ns);
+        if self.exit.is_some() {
+            return false;
+        }
+        let mut hooks = EngineHooks {
+            game: &mut *game,
+            first_tick_wall: &mut self.first_tick_wall,
+        };
+        if let Err(err) = self.game_loop.frame_with(&mut hooks) {
+            self.fail_tick(err);
+            return false;
+        }
+        let descriptor = FrameDescriptor {
+            frame_index: k,
+            sim_tick: self.game_loop.current_tick(),
+            render_time_ns: reading_ns,
+            alpha: self.game_loop.alpha_at(reading_ns),
+            interpolate: self.interpolation,
+        };
+        let world = self.game_loop.world();
+        let published = if self.plan.wait_for_render {
+            presenter.wait_idle()
+        } else {
+            Ok(())
+        }
+        .and_then(|()| presenter.publish(descriptor, |sprites| game.present::<S>(world, sprites)));
+        if let Err(err) = published {
+            self.exit = Some(ExitReason::RenderFailed(err));
+            return false;
+        }
+        self.frames = k;
+        true
+    }
+
+    /// Frames run so far.
+    pub(crate) fn frames(&self) -> u64 {
+        self.frames
     }
 
     fn refresh_control(&mut self, presented: u64) {
@@ -210,26 +267,14 @@ impl<C: MonotonicClock> Session<C> {
         c.frames_presented = presented;
     }
 
-    /// The frame callback (`Game::on_frame`) and its requests, stamped at
-    /// `reading_ns`. `frame` is the index of the frame about to run.
-    pub(crate) fn frame_callback<G: Game>(
-        &mut self,
-        game: &mut G,
-        frame: u64,
-        reading_ns: i64,
-        presented: u64,
-    ) {
-        self.refresh_control(presented);
-        self.control.frame = frame;
-        game.on_frame(self.game_loop.world(), &mut self.control);
-        self.apply(game, reading_ns);
-    }
-
     /// A platform event: stamped at `reading_ns`, queued for the
     /// simulation, shown to `Game::on_input`, its requests carried out.
-    #[allow(
-        dead_code,
-        reason = "the windowed run's; headless runs have no platform events"
+    #[cfg_attr(
+        not(feature = "window"),
+        allow(
+            dead_code,
+            reason = "the windowed run's; headless runs have no platform events"
+        )
     )]
     pub(crate) fn input_event<G: Game>(
         &mut self,
@@ -304,42 +349,11 @@ impl<C: MonotonicClock> Session<C> {
         self.control.reset_requests();
     }
 
-    /// Runs one loop frame with the engine's hooks. A failing tick ends
-    /// the run (`SystemFailed`); returns the frame's info on success.
-    pub(crate) fn run_frame<G: Game>(&mut self, game: &mut G) -> Option<FrameInfo> {
-        let mut hooks = EngineHooks {
-            game,
-            first_tick_wall: &mut self.first_tick_wall,
-        };
-        match self.game_loop.frame_with(&mut hooks) {
-            Ok(info) => Some(info),
-            Err(err) => {
-                self.fail_tick(err);
-                None
-            }
-        }
-    }
-
     fn fail_tick(&mut self, err: Error) {
         let tick = self.game_loop.current_tick();
         event!(Error, events::SYSTEM_FAILED, tick, error = %err);
         if self.exit.is_none() {
             self.exit = Some(ExitReason::SystemFailed(err));
-        }
-    }
-
-    /// The presentation alpha word of the frame presented at `render_time_ns`
-    /// (a reading of the loop's clock): the alpha in parts per billion, or
-    /// [`ALPHA_CURRENT`] when interpolation is off (draw the last tick).
-    #[cfg_attr(
-        not(feature = "window"),
-        allow(dead_code, reason = "only the GL presenter publishes frames")
-    )]
-    pub(crate) fn alpha_word(&self, render_time_ns: i64) -> u64 {
-        if self.interpolation {
-            u64::from(self.game_loop.alpha_at(render_time_ns).ppb())
-        } else {
-            ALPHA_CURRENT
         }
     }
 
@@ -353,8 +367,15 @@ impl<C: MonotonicClock> Session<C> {
     /// 4. the rate-limit summary (`diag/rate_limited`, one per key with
     ///    suppressed events);
     /// 5. `engine/stopped` (Info) and the report.
-    pub(crate) fn shutdown<P: Presenter>(mut self, presenter: Option<&mut P>) -> RunReport {
-        let mut reason = self.exit.take().unwrap_or(ExitReason::Completed);
+    ///
+    /// The reason is the one the session decided, or `ended_by` (what the
+    /// driver saw end the run: the window closed) when it decided none.
+    pub(crate) fn shutdown<P: Presenter>(
+        mut self,
+        presenter: &mut P,
+        ended_by: ExitReason,
+    ) -> RunReport {
+        let mut reason = self.exit.take().unwrap_or(ended_by);
         if self.game_loop.state() != LoopState::Shutdown {
             let _ = self.game_loop.shutdown();
         }
@@ -367,16 +388,13 @@ impl<C: MonotonicClock> Session<C> {
             ticks = self.game_loop.current_tick(),
             frames = stats.frames
         );
-        let mut frame_stats = FrameStats::default();
-        if let Some(p) = presenter {
-            if let Err(err) = p.finish() {
-                event!(Error, events::RENDER_FAILED, error = %err);
-                if reason.error().is_none() {
-                    reason = ExitReason::RenderFailed(err);
-                }
+        if let Err(err) = presenter.finish() {
+            event!(Error, events::RENDER_FAILED, error = %err);
+            if reason.error().is_none() {
+                reason = ExitReason::RenderFailed(err);
             }
-            frame_stats = p.frame_stats();
         }
+        let frame_stats: FrameStats = presenter.frame_stats();
         let profiler = self.game_loop.profiler_mut();
         let ticks = profiler.tick_summary();
         let frames = profiler.frame_summary();
@@ -424,14 +442,6 @@ impl<C: MonotonicClock> Session<C> {
     }
 }
 
-/// The alpha word meaning "interpolation off: draw the last tick as is"
-/// (one past the largest ppb alpha).
-#[cfg_attr(
-    not(feature = "window"),
-    allow(dead_code, reason = "only the GL presenter publishes frames")
-)]
-pub(crate) const ALPHA_CURRENT: u64 = 1_000_000_000;
-
 #[cfg(test)]
 mod tests {
     use laige_core::clock::SyntheticClock;
@@ -439,6 +449,53 @@ mod tests {
 
     use super::*;
     use crate::game::NoGame;
+    use crate::presenter::NoPresenter;
+    use laige_core::{ErrorCode, Fpx16_16};
+    use laige_render::gl::Sprite;
+
+    /// Records every descriptor it is handed; fails on `fail_at`.
+    #[derive(Default)]
+    struct Record {
+        frames: Vec<FrameDescriptor>,
+        fail_at: Option<u64>,
+    }
+
+    impl Presenter for Record {
+        fn presented(&self) -> u64 {
+            self.frames.len() as u64
+        }
+        fn wait_idle(&mut self) -> Result<()> {
+            Ok(())
+        }
+        fn publish<F: FnOnce(&mut Vec<Sprite>)>(
+            &mut self,
+            frame: FrameDescriptor,
+            fill: F,
+        ) -> Result<()> {
+            if self.fail_at == Some(frame.frame_index) {
+                return Err(Error::new(ErrorCode::Failed, events::RENDER_FAILED));
+            }
+            let mut sprites = Vec::new();
+            fill(&mut sprites);
+            self.frames.push(frame);
+            Ok(())
+        }
+        fn finish(&mut self) -> Result<()> {
+            Ok(())
+        }
+        fn frame_stats(&self) -> FrameStats {
+            FrameStats::default()
+        }
+    }
+
+    fn plan(limit: RunLimit) -> RunPlan {
+        RunPlan {
+            mode: "test",
+            frame_rate_hz: 60,
+            limit,
+            wait_for_render: false,
+        }
+    }
 
     /// A game that pauses on P, steps on S, toggles interpolation on I,
     /// raises action 7 on A and exits on Q — and records what it saw.
@@ -478,6 +535,10 @@ mod tests {
     }
 
     fn session() -> (Session<SyntheticClock>, SyntheticClock) {
+        session_with(RunLimit::Unlimited)
+    }
+
+    fn session_with(limit: RunLimit) -> (Session<SyntheticClock>, SyntheticClock) {
         let config = EngineConfig::default();
         let options = EngineOptions {
             handle_ctrl_c: false,
@@ -496,7 +557,7 @@ mod tests {
             clock.clone(),
         )
         .unwrap();
-        s.start("test", 60).unwrap();
+        s.start(plan(limit)).unwrap();
         (s, clock)
     }
 
@@ -527,7 +588,9 @@ mod tests {
         );
         // Pause, step twice while paused, resume.
         clock.set_ns(40_000_000);
-        assert!(s.run_frame(&mut game).is_some()); // ticks 0 and 1
+        let mut presenter = Record::default();
+        assert_eq!(s.next_frame(40_000_000), Some(1));
+        assert!(s.frame::<_, Fpx16_16, _>(&mut game, &mut presenter, 40_000_000)); // ticks 0 and 1
         assert_eq!(s.game_loop.current_tick(), 2);
         s.input_event(&mut game, 40_000_000, press(KeyCode::P), 0);
         assert_eq!(s.game_loop.state(), LoopState::Paused);
@@ -536,18 +599,56 @@ mod tests {
         assert_eq!(s.game_loop.current_tick(), 4);
         s.input_event(&mut game, 40_000_000, press(KeyCode::P), 0);
         assert_eq!(s.game_loop.state(), LoopState::Running);
-        // Interpolation off: the alpha word says "draw the last tick".
-        assert!(s.interpolation);
-        assert!(s.alpha_word(45_000_000) < ALPHA_CURRENT);
+        // The published frame carries the alpha at its reading: 40 ms at
+        // 60 Hz is 2.4 ticks, 2 consumed by the clock (steps consume none).
+        assert_eq!(presenter.frames[0].alpha.ppb(), 400_000_000);
+        assert!(presenter.frames[0].interpolate);
+        assert_eq!(presenter.frames[0].sim_tick, 2);
+        // Interpolation off: the descriptor says "draw the last tick".
         s.input_event(&mut game, 45_000_000, press(KeyCode::I), 0);
-        assert!(!s.interpolation);
-        assert_eq!(s.alpha_word(45_000_000), ALPHA_CURRENT);
+        clock.set_ns(45_000_000);
+        assert_eq!(s.next_frame(45_000_000), Some(2));
+        assert!(s.frame::<_, Fpx16_16, _>(&mut game, &mut presenter, 45_000_000));
+        let off = presenter.frames[1];
+        assert_eq!((off.frame_index, off.sim_tick), (2, 4));
+        assert_eq!((off.alpha.ppb(), off.interpolate), (700_000_000, false));
+        assert_eq!(off.blend_factor(), 1.0);
         // Exit: the ordered shutdown reports the game's exit.
         s.input_event(&mut game, 46_000_000, press(KeyCode::Q), 0);
         assert!(s.should_stop());
-        let report = s.shutdown(None::<&mut NoPresenter>);
+        assert_eq!(s.next_frame(50_000_000), None);
+        let report = s.shutdown(&mut presenter, ExitReason::WindowClosed);
         assert!(matches!(report.exit, ExitReason::GameExit));
         assert_eq!(report.ticks, 4);
+    }
+
+    #[test]
+    fn the_limit_and_the_render_side_end_the_run_from_inside() {
+        let (mut s, clock) = session_with(RunLimit::Frames(2));
+        let mut presenter = Record::default();
+        for k in 1..=2 {
+            let t = i64::try_from(k).unwrap() * 16_666_667;
+            clock.set_ns(t);
+            assert_eq!(s.next_frame(t), Some(k));
+            assert!(s.frame::<_, Fpx16_16, _>(&mut NoGame, &mut presenter, t));
+        }
+        assert_eq!(s.next_frame(50_000_001), None);
+        assert_eq!(s.frames(), 2);
+        let report = s.shutdown(&mut presenter, ExitReason::WindowClosed);
+        assert!(matches!(report.exit, ExitReason::Completed));
+        assert_eq!((report.frames, report.ticks), (2, 2));
+
+        let (mut s, _clock) = session();
+        let mut failing = Record {
+            fail_at: Some(1),
+            ..Record::default()
+        };
+        assert_eq!(s.next_frame(0), Some(1));
+        assert!(!s.frame::<_, Fpx16_16, _>(&mut NoGame, &mut failing, 0));
+        assert_eq!(s.next_frame(0), None);
+        let report = s.shutdown(&mut failing, ExitReason::Completed);
+        assert!(matches!(report.exit, ExitReason::RenderFailed(_)));
+        assert_eq!(report.exit_code(), crate::EXIT_RENDER_FAILED);
     }
 
     #[test]
@@ -565,7 +666,7 @@ mod tests {
         }
         let (mut s, _clock) = session();
         let (_, events) = laige_core::diag::capture_events(|| {
-            s.frame_callback(&mut Spam, 1, 0, 0);
+            s.frame::<_, Fpx16_16, _>(&mut Spam, &mut NoPresenter, 0);
         });
         assert_eq!(
             s.game_loop.world().input().pending_len(),

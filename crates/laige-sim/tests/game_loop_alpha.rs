@@ -1,12 +1,10 @@
-//! The alpha contract: in [0, 1), never NaN, from the integer clock; late
-//! frames clamp; paused frames freeze it.
+//! The loop's presentation alpha: in [0, 1), never NaN, from the integer
+//! tick grid; late frames clamp; paused frames freeze it.
 
-use laige_core::clock::SyntheticClock;
-use laige_core::{ErrorCode, EventId, Fpx16_16};
+use laige_core::clock::{MonotonicClock, SyntheticClock};
+use laige_core::{ErrorCode, EventId};
 use laige_sim::World;
 use laige_sim::game_loop::{Alpha, GameLoop, GameLoopOptions};
-use laige_sim::presentation::PresentationSnapshot;
-use laige_sim::workload::{self, Position, WorkloadConfig};
 
 fn steps(seed: u64) -> impl FnMut() -> i64 {
     let mut x = seed;
@@ -93,44 +91,25 @@ fn alpha_before_start_is_zero() {
 }
 
 #[test]
-fn snapshot_interpolates_between_the_last_two_ticks() {
+fn paused_frames_freeze_the_alpha() {
     let mut world = World::default();
-    workload::install::<Fpx16_16>(
-        &mut world,
-        &WorkloadConfig {
-            entities: 64,
-            ..WorkloadConfig::default()
-        },
-    )
-    .unwrap();
+    world.register_system("noop", 0, |_| Ok(())).unwrap();
     let schedule = world.schedule_systems();
     let clock = SyntheticClock::new(0);
     let mut g =
         GameLoop::with_clock(world, schedule, GameLoopOptions::default(), clock.clone()).unwrap();
-    let mut snap = PresentationSnapshot::<Position<Fpx16_16>>::with_capacity(64);
-    g.frame_with(&mut snap).unwrap();
+    g.frame().unwrap();
     clock.advance_ns(3 * 16_666_667 + 4_000_000);
-    let f = g.frame_with(&mut snap).unwrap();
+    let f = g.frame().unwrap();
     assert_eq!(f.ticks_run, 3);
-    assert_eq!((snap.prev_tick(), snap.curr_tick()), (Some(2), 3));
-    // prev/curr are exactly the workload's PrevPosition/Position now.
-    for (e, prev, curr) in snap.pairs() {
-        let p = g
-            .world()
-            .get_copied::<laige_sim::workload::PrevPosition<Fpx16_16>>(e)
-            .unwrap();
-        assert_eq!(prev.0, p.0);
-        assert_eq!(curr, g.world().get_copied::<Position<Fpx16_16>>(e).unwrap());
-    }
-    // Interpolated points lie on the segment prev → curr.
-    for ((_, [x, _]), (_, prev, curr)) in snap.interpolated(f.alpha).zip(snap.pairs()) {
-        let (a, b) = (prev.0.x.to_f32(), curr.0.x.to_f32());
-        assert!(x >= a.min(b) - 1e-3 && x <= a.max(b) + 1e-3);
-    }
-    // Paused: frames continue, the snapshot and alpha hold still.
+    // 4 ms past tick 3's start (50_000_001 ns): 0.24 of a 60 Hz period.
+    assert_eq!(f.alpha, g.tick_grid().alpha_at(54_000_001, 3));
+    assert_eq!(f.alpha.ppb(), 240_000_060);
+    // Paused: frames continue, the alpha holds still.
     g.pause().unwrap();
     clock.advance_ns(7_000_000);
-    let paused = g.frame_with(&mut snap).unwrap();
+    let paused = g.frame().unwrap();
+    assert_eq!(paused.ticks_run, 0);
     assert_eq!(paused.alpha, f.alpha);
-    assert_eq!(snap.curr_tick(), 3);
+    assert_eq!(g.alpha_at(clock.now_ns()), f.alpha);
 }

@@ -1,0 +1,184 @@
+//! The run options that are not part of the TOML config (they describe
+//! the run, not the game): [`EngineOptions`], headless [`Pacing`] and
+//! [`HeadlessRender`], the [`RunLimit`] and the [`FrameCapture`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use laige_core::{Error, Result};
+use laige_sim::ProfilerConfig;
+use laige_sim::input::{CoordSpace, DEFAULT_INPUT_CAPACITY};
+
+use crate::events;
+
+/// How a headless run paces its frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pacing {
+    /// On the frame clock's deadline grid at `[render] frame_rate_hz`
+    /// (real time: a 10-second run takes 10 seconds). The default.
+    #[default]
+    FrameClock,
+    /// As fast as possible on virtual time: frame `k` happens at exactly
+    /// `⌈k × 10⁹ / frame_rate_hz⌉` ns of a synthetic clock, so the tick
+    /// count is exact and the run reproducible (tests, benchmarks). With
+    /// rendering, each frame is published once the renderer finished the
+    /// previous one, so every frame is presented (the pipeline's
+    /// throughput, nothing dropped).
+    Unpaced,
+}
+
+/// Whether a headless run renders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HeadlessRender {
+    /// No rendering: the simulation alone. The default.
+    #[default]
+    Off,
+    /// The whole GL pipeline on a headless EGL context of this size: the
+    /// sprites of every frame go through the handoff to the render thread,
+    /// which batches and draws them (needs the `gl` feature and EGL).
+    Gl {
+        /// Framebuffer width in pixels.
+        width: u32,
+        /// Framebuffer height in pixels.
+        height: u32,
+    },
+}
+
+/// How long a run goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunLimit {
+    /// Exactly this many frames.
+    Frames(u64),
+    /// Until this many ticks completed (checked after each frame).
+    Ticks(u64),
+    /// Every frame scheduled at most this long after the start (real time
+    /// when paced, virtual time when unpaced): 10 s at 60 frames/s is 600
+    /// frames.
+    Duration(Duration),
+    /// Until something else ends it (the game, the window, Ctrl-C).
+    Unlimited,
+}
+
+/// Reads back one rendered frame into a binary PPM (P6) file: the first
+/// rendered frame whose index is at least `frame` (frames can be dropped by
+/// the handoff, the last one never is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameCapture {
+    /// The 1-based frame index to capture from.
+    pub frame: u64,
+    /// Where to write the image (top row first, RGB8).
+    pub path: PathBuf,
+}
+
+/// Engine options that are not part of the TOML config (they describe the
+/// run, not the game).
+#[derive(Clone, Debug)]
+pub struct EngineOptions {
+    /// Headless pacing (default [`Pacing::FrameClock`]).
+    pub pacing: Pacing,
+    /// Headless rendering (default [`HeadlessRender::Off`]).
+    pub headless_render: HeadlessRender,
+    /// Install the Ctrl-C handler and end the run in order on SIGINT
+    /// (default true; see [`crate::interrupt`]).
+    pub handle_ctrl_c: bool,
+    /// The profiler's rings (default: 8192 samples, ~2 min of ticks at
+    /// 60 Hz — the run report's percentiles cover a whole short run — and
+    /// 32 system slots).
+    pub profiler: ProfilerConfig,
+    /// The input queue's capacity (default
+    /// [`DEFAULT_INPUT_CAPACITY`]).
+    pub input_capacity: usize,
+    /// Windowed: request the window's close through the event loop proxy
+    /// after this many frames — the same path as the window system's close
+    /// request (smoke tests, benchmarks). Default `None`.
+    pub close_after_frames: Option<u64>,
+    /// Read one rendered frame back into a file (default `None`).
+    pub capture: Option<FrameCapture>,
+    /// Called once on the render thread right after the first frame was
+    /// presented (swapped), e.g. to print a marker line. Default `None`.
+    pub on_first_present: Option<fn()>,
+    /// Sprites the payload buffers and the batcher reserve up front, so the
+    /// first frames do not grow them (default 0: grow as needed, once).
+    pub sprite_capacity: usize,
+    /// The color each frame starts from (straight RGBA; default a dark
+    /// blue-grey, `[0.06, 0.07, 0.10, 1.0]`).
+    pub clear_color: [f32; 4],
+    /// The coordinates of windowed pointer events (default
+    /// [`CoordSpace::World`]: the game's view, y up).
+    pub pointer_space: CoordSpace,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        Self {
+            pacing: Pacing::default(),
+            headless_render: HeadlessRender::default(),
+            handle_ctrl_c: true,
+            profiler: ProfilerConfig {
+                capacity: 8192,
+                ..ProfilerConfig::default()
+            },
+            input_capacity: DEFAULT_INPUT_CAPACITY,
+            close_after_frames: None,
+            capture: None,
+            on_first_present: None,
+            sprite_capacity: 0,
+            clear_color: [0.06, 0.07, 0.10, 1.0],
+            pointer_space: CoordSpace::World,
+        }
+    }
+}
+
+impl EngineOptions {
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// `engine/options_invalid` (InvalidArgument) naming the field.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field: &'static str, value: String, accepted: &'static str| {
+            Err(laige_core::diag::reported(Error::invalid_argument(
+                events::OPTIONS_INVALID,
+                field,
+                value,
+                accepted,
+            )))
+        };
+        if let HeadlessRender::Gl { width, height } = self.headless_render
+            && (!(1..=crate::config::MAX_WINDOW_SIDE).contains(&width)
+                || !(1..=crate::config::MAX_WINDOW_SIDE).contains(&height))
+        {
+            return bad(
+                "headless_render",
+                format!("{width}x{height}"),
+                "1..=16384 pixels per side",
+            );
+        }
+        if self.close_after_frames == Some(0) {
+            return bad("close_after_frames", "0".into(), ">= 1 frame, or None");
+        }
+        if self.capture.as_ref().is_some_and(|c| c.frame == 0) {
+            return bad("capture.frame", "0".into(), ">= 1 (frames are 1-based)");
+        }
+        if self.sprite_capacity > laige_sim::workload::MAX_ENTITIES as usize {
+            return bad(
+                "sprite_capacity",
+                self.sprite_capacity.to_string(),
+                "0..=16777216 sprites",
+            );
+        }
+        if !self
+            .clear_color
+            .iter()
+            .all(|c| c.is_finite() && (0.0..=1.0).contains(c))
+        {
+            return bad(
+                "clear_color",
+                format!("{:?}", self.clear_color),
+                "four components in 0.0..=1.0",
+            );
+        }
+        laige_sim::input::InputQueue::with_capacity(self.input_capacity)?;
+        laige_sim::Profiler::new(self.profiler)?;
+        Ok(())
+    }
+}
