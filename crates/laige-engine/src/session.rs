@@ -25,6 +25,7 @@
 
 use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::{Error, MathBackend, Result, event};
+use laige_render::gl::Sprite;
 use laige_render::{FrameDescriptor, FrameStats};
 use laige_sim::input::{InputEvent, InputKind};
 use laige_sim::{GameLoop, LoopHooks, LoopState, Profiler, World};
@@ -107,6 +108,9 @@ pub(crate) struct Session<C: MonotonicClock> {
     plan: RunPlan,
     /// Frames run: the next frame's 1-based index is `frames + 1`.
     frames: u64,
+    /// What [`Game::view`] reads, every frame (the camera travels with the
+    /// frame's sprites as its first item).
+    view_config: EngineConfig,
 }
 
 impl<C: MonotonicClock> Session<C> {
@@ -131,6 +135,7 @@ impl<C: MonotonicClock> Session<C> {
             game_loop,
             control: Control::new(config.render.interpolation),
             interpolation: config.render.interpolation,
+            view_config: config.clone(),
             backend,
             started_wall: SteadyClock.now_ns(),
             first_tick_wall: None,
@@ -242,7 +247,15 @@ impl<C: MonotonicClock> Session<C> {
         } else {
             Ok(())
         }
-        .and_then(|()| presenter.publish(descriptor, |sprites| game.present::<S>(world, sprites)));
+        .and_then(|()| {
+            presenter.publish(descriptor, |sprites| {
+                // The frame's camera first: the renderer takes its view from
+                // it, so a view that changes every frame stays in step with
+                // the sprites it was computed with.
+                sprites.push(Sprite::camera(game.view(&self.view_config)));
+                game.present::<S>(world, sprites);
+            })
+        });
         if let Err(err) = published {
             self.exit = Some(ExitReason::RenderFailed(err));
             return false;

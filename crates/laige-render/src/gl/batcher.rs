@@ -74,6 +74,8 @@ pub enum Shape {
     /// filled with the texture × colour, its edge anti-aliased over about
     /// one pixel by a signed distance in the fragment shader.
     Circle,
+    /// Not drawn: the frame's camera (see [`Sprite::camera`]).
+    Camera,
 }
 
 /// The coordinate space of a sprite.
@@ -145,6 +147,36 @@ impl Sprite {
             shape: Shape::Quad,
             space: Space::World,
             layer: 0,
+        }
+    }
+}
+
+impl Sprite {
+    /// A camera item: not drawn; as the **first** sprite of a frame it
+    /// replaces [`BatchParams::view`] for that frame, so the view (camera
+    /// position and zoom) changes every frame and travels with the frame's
+    /// sprites. Its centre is interpolated like a sprite's (set
+    /// `prev_position` to the previous view's centre for a smooth camera);
+    /// its size is the view's extent. A camera anywhere else, or one whose
+    /// geometry is not finite or has a zero side, is counted as culled (or
+    /// rejected) and the frame keeps `BatchParams::view`.
+    ///
+    /// ```
+    /// use laige_render::gl::{BatchParams, Sprite, SpriteBatcher, ViewRect};
+    /// let mut b = SpriteBatcher::default();
+    /// let params = BatchParams { view: ViewRect::new(0.0, 0.0, 64.0, 64.0)?, alpha: 1.0 };
+    /// let camera = Sprite::camera(ViewRect::new(100.0, 0.0, 164.0, 64.0)?);
+    /// let s = b.build(&[camera, Sprite::quad([120.0, 10.0], [4.0, 4.0], [1.0; 4])], &params)?;
+    /// assert_eq!((s.visible, b.view().unwrap().min()), (1, [100.0, 0.0]));
+    /// # Ok::<(), laige_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn camera(view: ViewRect) -> Self {
+        let (min, max) = (view.min(), view.max());
+        let center = [(min[0] + max[0]) * 0.5, (min[1] + max[1]) * 0.5];
+        Self {
+            shape: Shape::Camera,
+            ..Self::quad(center, [max[0] - min[0], max[1] - min[1]], [0.0; 4])
         }
     }
 }
@@ -286,6 +318,17 @@ pub struct BatchStats {
     pub batches: u32,
 }
 
+/// The view a camera item stands for at `alpha`, or `None` when its
+/// geometry is not finite or has a zero side.
+fn camera_view(c: &Sprite, alpha: f32) -> Option<ViewRect> {
+    let x = c.prev_position[0] + (c.position[0] - c.prev_position[0]) * alpha;
+    let y = c.prev_position[1] + (c.position[1] - c.prev_position[1]) * alpha;
+    let (hx, hy) = (c.size[0].abs() * 0.5, c.size[1].abs() * 0.5);
+    let (min, max) = ([x - hx, y - hy], [x + hx, y + hy]);
+    let ok = [x, y, hx, hy].iter().all(|v| v.is_finite()) && min[0] < max[0] && min[1] < max[1];
+    ok.then_some(ViewRect { min, max })
+}
+
 /// The batching key and layer of one built instance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Meta {
@@ -372,8 +415,21 @@ impl SpriteBatcher {
                 "0.0..=1.0",
             )));
         }
-        let view = params.view;
+        let mut view = params.view;
         ViewRect::new(view.min[0], view.min[1], view.max[0], view.max[1])?;
+        let mut camera_rejected = 0_u32;
+        let mut camera_used = false;
+        let body = match sprites.first() {
+            Some(c) if c.shape == Shape::Camera => {
+                camera_used = true;
+                match camera_view(c, alpha) {
+                    Some(v) => view = v,
+                    None => camera_rejected = 1,
+                }
+                &sprites[1..]
+            }
+            _ => sprites,
+        };
         if sprites.len() > MAX_SPRITES_PER_FRAME {
             return Err(diag::reported(
                 Error::new(ErrorCode::InvalidArgument, TOO_MANY_SPRITES)
@@ -389,9 +445,9 @@ impl SpriteBatcher {
         let [vmax_x, vmax_y] = view.max;
         let mut culled = 0_u32;
         let mut rejected = 0_u32;
-        let first_layer = sprites.first().map_or(0, |s| s.layer);
+        let first_layer = body.first().map_or(0, |s| s.layer);
         let mut mixed_layers = false;
-        for s in sprites {
+        for s in body {
             let finite = s.position[0].is_finite()
                 & s.position[1].is_finite()
                 & s.prev_position[0].is_finite()
@@ -412,7 +468,7 @@ impl SpriteBatcher {
                 let r = 0.5 * s.size[0].hypot(s.size[1]);
                 (r, r)
             };
-            let has_area = s.size[0] != 0.0 && s.size[1] != 0.0;
+            let has_area = s.size[0] != 0.0 && s.size[1] != 0.0 && s.shape != Shape::Camera;
             let visible = has_area
                 && (s.space == Space::Screen
                     || (x - hx < vmax_x && x + hx > vmin_x && y - hy < vmax_y && y + hy > vmin_y));
@@ -438,6 +494,10 @@ impl SpriteBatcher {
         if mixed_layers {
             self.sort_by_layer();
         }
+        // The first sprite, a camera: not drawn — culled, or (after the
+        // sprites' rejection warning below, which it does not join) rejected
+        // when its geometry was unusable.
+        culled += u32::from(camera_used) - camera_rejected;
         self.cut_batches();
         let n_visible = u32::try_from(self.instances.len()).unwrap_or(u32::MAX);
         if rejected > 0 {
@@ -449,6 +509,7 @@ impl SpriteBatcher {
                 input = sprites.len()
             );
         }
+        rejected += camera_rejected;
         self.view = Some(view);
         self.stats = BatchStats {
             // ≤ MAX_SPRITES_PER_FRAME (2^24), checked above.
@@ -809,6 +870,34 @@ mod tests {
             b.build(&sprites, &params(1.0)).unwrap();
         }
         assert_eq!(b.instances().as_ptr(), ptr);
+    }
+
+    #[test]
+    fn a_leading_camera_replaces_the_view_and_is_interpolated() {
+        let mut b = SpriteBatcher::default();
+        let mut cam = Sprite::camera(ViewRect::new(200.0, 0.0, 300.0, 50.0).unwrap());
+        cam.prev_position = [150.0, 25.0]; // the previous view: 100..200
+        let inside_new = textured(260.0, 1);
+        let inside_old = textured(120.0, 1);
+        let inside_params = textured(50.0, 1);
+        let sprites = [cam, inside_new, inside_old, inside_params];
+        let stats = b.build(&sprites, &params(1.0)).unwrap();
+        assert_eq!((stats.input, stats.visible, stats.culled), (4, 1, 3));
+        assert_eq!(b.view().unwrap().min(), [200.0, 0.0]);
+        // Halfway: the view spans 150..250.
+        b.build(&sprites, &params(0.5)).unwrap();
+        assert_eq!(b.view().unwrap().min(), [150.0, 0.0]);
+        assert_eq!(b.view().unwrap().max(), [250.0, 50.0]);
+        // A camera later in the list is not drawn and changes nothing.
+        let stats = b.build(&[inside_params, cam], &params(1.0)).unwrap();
+        assert_eq!((stats.visible, stats.culled), (1, 1));
+        assert_eq!(b.view(), Some(params(1.0).view));
+        // An unusable camera is rejected; the frame keeps the params' view.
+        let mut bad = cam;
+        bad.size = [0.0, 10.0];
+        let stats = b.build(&[bad, inside_params], &params(1.0)).unwrap();
+        assert_eq!((stats.visible, stats.rejected), (1, 1));
+        assert_eq!(b.view(), Some(params(1.0).view));
     }
 
     #[test]

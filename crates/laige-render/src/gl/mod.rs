@@ -43,6 +43,8 @@ mod sprite_renderer;
 #[cfg(feature = "gl")]
 mod stages;
 #[cfg(feature = "gl")]
+mod surface;
+#[cfg(feature = "gl")]
 mod text;
 #[cfg(feature = "gl")]
 mod texture_queue;
@@ -65,6 +67,8 @@ pub use sprite_renderer::{
 };
 #[cfg(feature = "gl")]
 pub use stages::{FixedView, SpriteFrameHook, SpriteStages, SpriteStagesConfig, TextureUpload};
+#[cfg(feature = "gl")]
+pub use surface::SurfaceSize;
 #[cfg(feature = "gl")]
 pub use text::{Align, Font, TextStyle};
 #[cfg(feature = "gl")]

@@ -348,6 +348,12 @@ impl SpriteRenderer {
         Ok(())
     }
 
+    /// The scale factor (physical pixels per logical pixel).
+    #[must_use]
+    pub fn scale_factor(&self) -> f32 {
+        self.scale_factor
+    }
+
     fn create_texture(
         &self,
         ctx: &CurrentGlContext,

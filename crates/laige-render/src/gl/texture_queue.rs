@@ -74,6 +74,13 @@ pub struct TextureQueue {
     inner: Arc<Inner>,
 }
 
+impl PartialEq for TextureQueue {
+    /// Two handles are equal when they are clones of one queue.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
 impl Default for TextureQueue {
     fn default() -> Self {
         Self {
