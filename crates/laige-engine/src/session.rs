@@ -470,6 +470,8 @@ mod tests {
     #[derive(Default)]
     struct Record {
         frames: Vec<FrameDescriptor>,
+        /// The first sprite of every frame (the camera item).
+        firsts: Vec<Option<Sprite>>,
         fail_at: Option<u64>,
     }
 
@@ -490,6 +492,7 @@ mod tests {
             }
             let mut sprites = Vec::new();
             fill(&mut sprites);
+            self.firsts.push(sprites.first().copied());
             self.frames.push(frame);
             Ok(())
         }
@@ -662,6 +665,43 @@ mod tests {
         let report = s.shutdown(&mut failing, ExitReason::Completed);
         assert!(matches!(report.exit, ExitReason::RenderFailed(_)));
         assert_eq!(report.exit_code(), crate::EXIT_RENDER_FAILED);
+    }
+
+    #[test]
+    fn each_frame_carries_the_game_view_of_that_frame_as_its_camera() {
+        /// Pans one world unit right per frame.
+        struct Pan(f32);
+        impl Game for Pan {
+            fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
+                Ok(())
+            }
+            fn on_frame(&mut self, _: &World, _: &mut Control) {
+                self.0 += 1.0;
+            }
+            fn view(&self, _: &EngineConfig) -> laige_render::gl::ViewRect {
+                laige_render::gl::ViewRect::new(self.0, 0.0, self.0 + 64.0, 48.0).unwrap()
+            }
+        }
+        let (mut s, clock) = session();
+        let mut presenter = Record::default();
+        let mut game = Pan(0.0);
+        for k in 1..=3 {
+            let t = i64::try_from(k).unwrap() * 16_666_667;
+            clock.set_ns(t);
+            assert_eq!(s.next_frame(t), Some(k));
+            assert!(s.frame::<_, Fpx16_16, _>(&mut game, &mut presenter, t));
+        }
+        let cameras: Vec<[f32; 2]> = presenter
+            .firsts
+            .iter()
+            .map(|c| {
+                let c = c.expect("a camera item");
+                assert_eq!(c.shape, laige_render::gl::Shape::Camera);
+                assert_eq!(c.size, [64.0, 48.0]);
+                c.position
+            })
+            .collect();
+        assert_eq!(cameras, [[33.0, 24.0], [34.0, 24.0], [35.0, 24.0]]);
     }
 
     #[test]
