@@ -30,8 +30,8 @@ use std::time::Instant;
 use hecs::World as EcsWorld;
 use laige_core::clock::{MonotonicClock, SteadyClock, SyntheticClock};
 use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
-use laige_sim::game_loop::{GameLoop, GameLoopOptions};
 use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig, WorkloadParams};
+use laige_sim::{GameLoop, GameLoopOptions};
 use laige_sim::{Profiler, ProfilerConfig, StateHash, World};
 
 use crate::harness::{Bench, Stats};

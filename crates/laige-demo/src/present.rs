@@ -4,7 +4,7 @@
 //! feeds back into the simulation.
 
 use laige_engine::render::gl::{Sprite, ViewRect};
-use laige_engine::workload::{Position, PrevPosition, Velocity};
+use laige_engine::sim::workload::{Position, PrevPosition, Velocity};
 use laige_engine::{EngineConfig, EngineScalar, World};
 
 use crate::sim::{Attractor, HALF_EXTENT};

@@ -6,7 +6,7 @@
 use laige_engine::hecs::Entity;
 use laige_engine::input::{ButtonState, CoordSpace, InputKind, InputPoint, KeyCode, ScriptAt};
 use laige_engine::sim::StateHash;
-use laige_engine::workload::{
+use laige_engine::sim::workload::{
     self, Position, PrevPosition, SplitMix64, Velocity, WorkloadConfig, WorkloadParams,
 };
 use laige_engine::{EngineScalar, Setup, Vec2};

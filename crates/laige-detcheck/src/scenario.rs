@@ -3,13 +3,14 @@
 //! a replay and verified by playing that replay back on a fresh world.
 
 use hecs::Entity;
-use laige_core::{Error, Fp32Pinned, Fpx16_16, MathBackend, Result, SimScalar, Vec2};
+use laige_core::math::BackendVisitor;
+use laige_core::{Error, MathBackend, Result, SimScalar, Vec2};
 use laige_sim::replay::{
     self, Divergence, ENGINE_VERSION, Replay, ReplayHeader, ReplayInput, ReplayRecorder,
     WorldTarget,
 };
 use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig};
-use laige_sim::{StateHash, StateHasher, World, state_hash::hash_of};
+use laige_sim::{StateHash, StateHasher, World, hash_of};
 
 use crate::input::{Script, TickInput};
 
@@ -185,12 +186,19 @@ impl RunResult {
 /// An invalid config; a failing system or replay error (none expected).
 pub fn run(backend: MathBackend, config: &ScenarioConfig) -> Result<RunResult> {
     config.validate()?;
-    // The one match from the runtime backend to the scalar type (the
-    // hashed components need `S: StateHash`, which `BackendVisitor` does
-    // not promise).
-    match backend {
-        MathBackend::FixedPoint16_16 => run_typed::<Fpx16_16>(config),
-        MathBackend::FloatPinned32 => run_typed::<Fp32Pinned>(config),
+    backend.run(RunScenario(config))
+}
+
+/// The scenario as a [`BackendVisitor`]: laige-core's one dispatch from the
+/// runtime backend to the scalar type picks `S`; the hashed components add
+/// the `StateHash` bound.
+struct RunScenario<'a>(&'a ScenarioConfig);
+
+impl<S: SimScalar + StateHash> BackendVisitor<S> for RunScenario<'_> {
+    type Output = Result<RunResult>;
+
+    fn visit(self) -> Result<RunResult> {
+        run_typed::<S>(self.0)
     }
 }
 

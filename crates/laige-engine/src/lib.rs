@@ -103,7 +103,6 @@ pub use laige_core::{
     Error, ErrorCode, Fp32Pinned, Fpx16_16, MathBackend, Result, SimScalar, Vec2,
 };
 pub use laige_sim::input;
-pub use laige_sim::workload;
 pub use laige_sim::{Alpha, LoopState, StateHash, SystemContext, World};
 
 /// The README's guide, compiled and run as a doctest (`cargo test --doc`).

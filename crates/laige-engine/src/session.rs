@@ -20,6 +20,14 @@
 //! Every exit reason is decided here (the game's exit, a failing tick, the
 //! render side failing, Ctrl-C, the limit); a driver only names the reason
 //! it ends for when the session has none (the window closed).
+//!
+//! Errors are logged once, where the session decides what they mean: a
+//! failing tick as `engine/system_failed`, a failing render side as
+//! `engine/render_failed` (at shutdown, when the render thread's error is
+//! collected), a failed setup as `engine/setup_failed`; each is then
+//! carried in the report (or returned) and not logged again. Errors the
+//! engine only passes back to its caller before a run starts are logged,
+//! if at all, where they are made.
 
 // det-allow-file(wall-clock): the engine reads `SteadyClock` for the run report's wall times only (diagnostics, never sim state)
 
@@ -57,8 +65,9 @@ pub(crate) fn build_world<G: Game, S: EngineScalar>(
     Ok(world)
 }
 
+/// A failed setup ends the run before it starts: logged once here, as
+/// `engine/setup_failed` naming the error, which is then returned.
 fn setup_failed(err: Error) -> Error {
-    laige_core::diag::report(&err);
     event!(Warn, events::SETUP_FAILED, error = %err);
     err
 }
@@ -111,6 +120,8 @@ pub(crate) struct Session<C: MonotonicClock> {
     /// What [`Game::view`] reads, every frame (the camera travels with the
     /// frame's sprites as its first item).
     view_config: EngineConfig,
+    /// The loop was paused by a focus loss (and resumes on focus).
+    focus_paused: bool,
 }
 
 impl<C: MonotonicClock> Session<C> {
@@ -148,6 +159,7 @@ impl<C: MonotonicClock> Session<C> {
                 wait_for_render: false,
             },
             frames: 0,
+            focus_paused: false,
         })
     }
 
@@ -262,6 +274,26 @@ impl<C: MonotonicClock> Session<C> {
         }
         self.frames = k;
         true
+    }
+
+    /// The window gained or lost focus (when `[render]
+    /// pause_on_focus_lost` is on): a loss pauses a running loop, the
+    /// regained focus resumes it — only if the loss paused it, so a pause
+    /// the game asked for stays.
+    #[cfg_attr(
+        not(feature = "window"),
+        allow(dead_code, reason = "the windowed run's; headless runs have no focus")
+    )]
+    pub(crate) fn focus_changed(&mut self, focused: bool) {
+        let state = self.game_loop.state();
+        if !focused && state == LoopState::Running {
+            self.focus_paused = self.game_loop.pause().is_ok();
+        } else if focused && self.focus_paused {
+            self.focus_paused = false;
+            if state == LoopState::Paused {
+                let _ = self.game_loop.resume();
+            }
+        }
     }
 
     /// Frames run so far.
@@ -636,6 +668,20 @@ mod tests {
         let report = s.shutdown(&mut presenter, ExitReason::WindowClosed);
         assert!(matches!(report.exit, ExitReason::GameExit));
         assert_eq!(report.ticks, 4);
+    }
+
+    #[test]
+    fn focus_loss_pauses_and_only_its_own_pause_is_resumed() {
+        let (mut s, _clock) = session();
+        s.focus_changed(false);
+        assert_eq!(s.game_loop.state(), LoopState::Paused);
+        s.focus_changed(true);
+        assert_eq!(s.game_loop.state(), LoopState::Running);
+        // A pause the game asked for survives a focus round trip.
+        s.game_loop.pause().unwrap();
+        s.focus_changed(false);
+        s.focus_changed(true);
+        assert_eq!(s.game_loop.state(), LoopState::Paused);
     }
 
     #[test]

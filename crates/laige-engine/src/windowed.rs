@@ -32,7 +32,6 @@ use laige_core::math::BackendVisitor;
 use laige_core::{Error, ErrorCode, Result};
 use laige_render::gl::{CurrentGlContext, SurfaceSize, ViewRect, WindowedConfig};
 use laige_render::{FrameClock, FrameClockConfig};
-use laige_sim::LoopState;
 use laige_sim::input::{
     ButtonState, CoordSpace, InputKind, InputPoint, KeyCode, MouseButton as Button,
 };
@@ -151,8 +150,6 @@ struct Live {
     clock: FrameClock,
     /// The next deadline slot of the frame clock's grid.
     slot: u64,
-    /// The loop was paused by a focus loss (and resumes on focus).
-    focus_paused: bool,
 }
 
 impl Live {
@@ -229,7 +226,6 @@ impl<G: Game, S: EngineScalar> App<G, S> {
             window,
             clock,
             slot: 1,
-            focus_paused: false,
         })
     }
 
@@ -353,17 +349,10 @@ impl<G: Game, S: EngineScalar> ApplicationHandler<EngineEvent> for App<G, S> {
                 }
             }
             WindowEvent::Focused(focused) => {
-                let pause_on_loss = self.config.render.pause_on_focus_lost;
-                if let Some(live) = self.live.as_mut() {
-                    let state = live.session.game_loop.state();
-                    if !focused && pause_on_loss && state == LoopState::Running {
-                        live.focus_paused = live.session.game_loop.pause().is_ok();
-                    } else if focused && live.focus_paused {
-                        live.focus_paused = false;
-                        if state == LoopState::Paused {
-                            let _ = live.session.game_loop.resume();
-                        }
-                    }
+                if self.config.render.pause_on_focus_lost
+                    && let Some(live) = self.live.as_mut()
+                {
+                    live.session.focus_changed(focused);
                 }
             }
             WindowEvent::KeyboardInput { event, .. } if !event.repeat => {

@@ -5,7 +5,7 @@
 
 use laige_engine::core::EventId;
 use laige_engine::input::{InputKind, ScriptAt};
-use laige_engine::workload::{self, Velocity, WorkloadConfig};
+use laige_engine::sim::workload::{self, Velocity, WorkloadConfig};
 use laige_engine::{
     Control, Engine, EngineConfig, EngineOptions, EngineScalar, ExitReason, Game, MathBackend,
     Pacing, RunLimit, RunReport, Setup, World,

@@ -10,7 +10,7 @@
 
 use laige_engine::core::diag::capture_events;
 use laige_engine::render::gl::{Sprite, ViewRect};
-use laige_engine::workload::{self, Position, PrevPosition, WorkloadConfig};
+use laige_engine::sim::workload::{self, Position, PrevPosition, WorkloadConfig};
 use laige_engine::{
     Engine, EngineConfig, EngineOptions, EngineScalar, ExitReason, Game, HeadlessRender, Pacing,
     RunLimit, Setup, World,

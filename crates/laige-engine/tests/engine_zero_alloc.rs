@@ -7,7 +7,7 @@
 
 use laige_engine::core::alloc_watch::{self, AllocCounts, CountingAlloc};
 use laige_engine::input::{InputKind, ScriptAt};
-use laige_engine::workload::{self, WorkloadConfig};
+use laige_engine::sim::workload::{self, WorkloadConfig};
 use laige_engine::{
     Control, Engine, EngineOptions, EngineScalar, ExitReason, Game, Pacing, RunLimit, Setup, World,
 };

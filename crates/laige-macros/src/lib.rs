@@ -32,7 +32,8 @@ use syn::{Data, DeriveInput, Fields, GenericParam, parse_macro_input, parse_quot
 /// Each field's type must implement `StateHash`; `f32`/`f64` do not, so a
 /// component holding a raw float does not compile.
 ///
-/// The generated code names `::laige_sim::state_hash`. A crate that depends
+/// The generated code names `::laige_sim::StateHash` and
+/// `::laige_sim::StateHasher`. A crate that depends
 /// on laige-sim only through a re-export (a game on `laige-engine`) names
 /// the re-exported crate instead: `#[state_hash(crate = laige_engine::sim)]`
 /// (the path of a module that re-exports laige-sim's root).
@@ -45,9 +46,9 @@ pub fn derive_state_hash(input: TokenStream) -> TokenStream {
     }
 }
 
-/// The path of laige-sim's `state_hash` module: `::laige_sim::state_hash`,
-/// or `<path>::state_hash` from `#[state_hash(crate = <path>)]`.
-fn state_hash_module(input: &DeriveInput) -> syn::Result<syn::Path> {
+/// The path of laige-sim's root (where `StateHash` and `StateHasher`
+/// live): `::laige_sim`, or `<path>` from `#[state_hash(crate = <path>)]`.
+fn sim_root(input: &DeriveInput) -> syn::Result<syn::Path> {
     let mut root: Option<syn::Path> = None;
     for attr in input
         .attrs
@@ -64,13 +65,13 @@ fn state_hash_module(input: &DeriveInput) -> syn::Result<syn::Path> {
         })?;
     }
     Ok(match root {
-        Some(root) => parse_quote!(#root::state_hash),
-        None => parse_quote!(::laige_sim::state_hash),
+        Some(root) => root,
+        None => parse_quote!(::laige_sim),
     })
 }
 
 fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
-    let krate = state_hash_module(&input)?;
+    let krate = sim_root(&input)?;
     for param in &mut input.generics.params {
         if let GenericParam::Type(ty) = param {
             ty.bounds.push(parse_quote!(#krate::StateHash));

@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
-use laige_core::{Error, ErrorCode, Result};
+use laige_core::{Error, ErrorCode, Result, panic_message};
 
 use crate::events::{self, emit};
 use crate::handoff::{Consumer, HandoffConfig, Producer, StatsView, handoff};
@@ -395,7 +395,7 @@ fn guarded<R>(stage: &'static str, f: impl FnOnce() -> Result<R>) -> Result<R, F
             })
         }
         Err(payload) => {
-            let message = panic_message(payload.as_ref());
+            let message = panic_message(payload.as_ref()).to_owned();
             emit!(Error, events::STAGE_PANICKED, stage = stage, message = %message);
             Err(Failure {
                 id: events::STAGE_PANICKED,
@@ -403,16 +403,6 @@ fn guarded<R>(stage: &'static str, f: impl FnOnce() -> Result<R>) -> Result<R, F
                 message,
             })
         }
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&'static str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "non-string panic payload".to_owned()
     }
 }
 

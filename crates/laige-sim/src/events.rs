@@ -68,6 +68,56 @@ pub const SPAWN_BUDGET_EXCEEDED: EventId = EventId::new("world", "spawn_budget_e
 /// than the per-frame budget; fields `frame`, `despawns`, `budget`.
 pub const DESPAWN_BUDGET_EXCEEDED: EventId = EventId::new("world", "despawn_budget_exceeded");
 
+/// `input/queue_overflow` (Warn): a push found the queue full; the event
+/// was rejected. Fields `capacity`, `overflowed` (total), `tick`.
+pub const QUEUE_OVERFLOW: EventId = EventId::new("input", "queue_overflow");
+/// `input/capacity_invalid`: a queue capacity outside
+/// `1..=MAX_INPUT_CAPACITY`, or below the events already pending
+/// (InvalidArgument + one rate-limited warn).
+pub const CAPACITY_INVALID: EventId = EventId::new("input", "capacity_invalid");
+/// `input/script_invalid`: a scripted input entry with a negative time
+/// (InvalidArgument + one rate-limited warn).
+pub const SCRIPT_INVALID: EventId = EventId::new("input", "script_invalid");
+
+/// `replay/corrupt` (Corrupt): a damaged header or record, a torn tail, a
+/// missing end record; field = the failed check (`magic`, `header_crc`,
+/// `record`, `record_crc`, `record_kind`, `payload_length`, `tick`,
+/// `hash_tick`, `end_tick`, `end_record`, `trailing_bytes`, `backend`,
+/// `engine_version`, `header`), detail = byte offset and tick.
+pub const CORRUPT: EventId = EventId::new("replay", "corrupt");
+/// `replay/version_unsupported` (Corrupt): the file's format version is
+/// not the one this build reads (field `version`).
+pub const VERSION_UNSUPPORTED: EventId = EventId::new("replay", "version_unsupported");
+/// `replay/identity_mismatch` (InvalidArgument): the replay was recorded
+/// with another backend, config hash or engine version.
+pub const IDENTITY_MISMATCH: EventId = EventId::new("replay", "identity_mismatch");
+/// `replay/header_invalid` (InvalidArgument): a header with a zero hash
+/// interval or an empty / over-long engine version.
+pub const HEADER_INVALID: EventId = EventId::new("replay", "header_invalid");
+/// `replay/io_failed` (Io): the file could not be created, written or read.
+pub const IO_FAILED: EventId = EventId::new("replay", "io_failed");
+/// `replay/tick_out_of_order` (InvalidArgument): a record for a tick other
+/// than the next one (nothing is written).
+pub const TICK_OUT_OF_ORDER: EventId = EventId::new("replay", "tick_out_of_order");
+/// `replay/tick_out_of_range` (InvalidArgument): a tick the replay does not
+/// hold.
+pub const TICK_OUT_OF_RANGE: EventId = EventId::new("replay", "tick_out_of_range");
+/// `replay/input_too_large` (InvalidArgument): one tick's input over
+/// [`MAX_PAYLOAD_BYTES`](crate::replay::MAX_PAYLOAD_BYTES).
+pub const INPUT_TOO_LARGE: EventId = EventId::new("replay", "input_too_large");
+/// `replay/input_invalid` (Corrupt): recorded input bytes that do not
+/// decode (use it in [`ReplayInput::decode`](crate::replay::ReplayInput::decode)).
+pub const INPUT_INVALID: EventId = EventId::new("replay", "input_invalid");
+/// `replay/recorder_stopped` (InvalidState): recording after a write
+/// failure.
+pub const RECORDER_STOPPED: EventId = EventId::new("replay", "recorder_stopped");
+/// `replay/world_not_at_start` (InvalidState): a [`WorldTarget`](crate::replay::WorldTarget)'s world
+/// is not at the tick the replay plays next.
+pub const WORLD_NOT_AT_START: EventId = EventId::new("replay", "world_not_at_start");
+/// `replay/diverged` (Failed): playback produced a state hash other than
+/// the recorded one ([`Divergence::to_error`](crate::replay::Divergence::to_error)).
+pub const DIVERGED: EventId = EventId::new("replay", "diverged");
+
 /// `profiler/config_invalid`: a ring capacity or system-slot count outside
 /// its range (InvalidArgument + rate-limited warn).
 pub const PROFILER_CONFIG_INVALID: EventId = EventId::new("profiler", "config_invalid");

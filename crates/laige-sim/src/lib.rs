@@ -16,11 +16,29 @@
 //!    fraction past the last consumed tick (the engine hands it to the
 //!    renderer, which interpolates each sprite between its previous and
 //!    current position).
-//! 5. **[`workload`]**: the reference workload every budget is measured on.
-//! 6. **[`replay`]**: record a run's identity and per-tick input, play it
+//! 5. **[`replay`]**: record a run's identity and per-tick input, play it
 //!    back headless and name the first tick whose state hash differs.
-//! 7. **[`input`]**: timestamped input events, assigned to the tick they
+//! 6. **[`input`]**: timestamped input events, assigned to the tick they
 //!    fall in and delivered at its start in a deterministic order.
+//! 7. **[`workload`]**: the reference workload every budget is measured on
+//!    (a benchmark fixture, not part of a game's API).
+//!
+//! # Paths
+//!
+//! Every item has one path. What a game names often — the loop, the world,
+//! systems, the profiler, the state hash, the frame's alpha — sits at
+//! the crate root (`laige_sim::GameLoop`, `laige_sim::World`). Four groups
+//! stay modules because their items are many, belong together and read
+//! best with the module's name in front:
+//!
+//! * [`input`]: the key, button and point vocabulary (`input::KeyCode::A`),
+//!   the event, its queue and the scripted source;
+//! * [`replay`]: the file format, its records, the recorder and
+//!   [`replay::verify`];
+//! * [`events`]: every event id this crate raises (`events::TICK_DROPPED`);
+//! * [`workload`]: the reference workload (components, systems, config):
+//!   public because the bench, detcheck, the demo and the tests measure the
+//!   same world, and a module so that it stays out of the root a game reads.
 //!
 //! ```
 //! use laige_core::{Fpx16_16, clock::SyntheticClock};
@@ -59,25 +77,43 @@
 extern crate self as laige_sim;
 
 mod emit;
+mod entities;
 pub mod events;
-pub mod game_loop;
-pub mod guardrails;
+mod game_loop;
+mod guardrails;
 pub mod input;
-pub mod profiler;
+mod profiler;
 pub mod replay;
-pub mod state_hash;
-pub mod system;
+mod state_hash;
+mod system;
 pub mod workload;
-pub mod world;
+mod world;
 
+pub use entities::Entities;
 pub use game_loop::{
-    Alpha, FrameInfo, GameLoop, GameLoopOptions, GameLoopStats, LoopHooks, LoopState,
+    AllocCheck, Alpha, DEFAULT_MAX_CATCH_UP_TICKS, DEFAULT_TICK_RATE_HZ, FrameInfo, GameLoop,
+    GameLoopOptions, GameLoopStats, LoopHooks, LoopState, MAX_TICK_RATE_HZ, MIN_TICK_RATE_HZ,
+    OnBeginFrame, OnEndFrame, OnTick,
 };
-pub use guardrails::{ChurnBudget, ChurnStats};
-pub use input::{InputEvent, InputKind, InputQueue, InputStamp, ScriptAt, ScriptedInput};
+pub use guardrails::{ChurnBudget, ChurnStats, DEFAULT_CHURN_BUDGET};
 pub use laige_macros::StateHash;
-pub use profiler::{Profiler, ProfilerConfig, SampleSummary};
-pub use replay::{Replay, ReplayHeader, ReplayInput, ReplayRecorder};
-pub use state_hash::{StateHash, StateHasher};
+pub use profiler::{
+    DEFAULT_MAX_SYSTEMS, DEFAULT_RING_CAPACITY, MAX_RING_CAPACITY, MAX_SYSTEM_SLOTS, Profiler,
+    ProfilerConfig, SampleSummary,
+};
+pub use state_hash::{FNV1A64_OFFSET, FNV1A64_PRIME, StateHash, StateHasher, hash_of};
 pub use system::{SystemContext, SystemSchedule};
 pub use world::{World, WorldConfig};
+
+// The root joins the two layers: the loop is what a script feeds, and the
+// script (below the loop) names it only through this trait.
+impl<C: laige_core::clock::MonotonicClock> input::ScriptTarget for GameLoop<C> {
+    fn reach_tick(&self) -> u64 {
+        self.current_tick()
+            .saturating_add(u64::from(self.max_catch_up_ticks()))
+    }
+
+    fn input_queue_mut(&mut self) -> &mut input::InputQueue {
+        self.world_mut().input_mut()
+    }
+}

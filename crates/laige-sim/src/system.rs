@@ -45,16 +45,15 @@
 // det-allow-file(wall-clock): `SteadyClock` times systems for the profiler only (diagnostic samples, never sim state)
 
 use std::any::Any;
+use std::ops::{Deref, DerefMut};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use hecs::{Bundle, Component, DynamicBundle, Entity, Query, QueryBorrow, QueryIter};
 use laige_core::clock::{MonotonicClock, SteadyClock};
-use laige_core::{Error, ErrorCode, Result};
+use laige_core::{Error, ErrorCode, Result, panic_message};
 
-use crate::guardrails::ChurnGuard;
+use crate::entities::Entities;
 use crate::input::InputEvent;
 use crate::profiler::Profiler;
-use crate::world::{despawn_counted, insert_checked, remove_checked};
 use crate::{emit, events};
 
 /// A registered system: boxed because systems are heterogeneous closures
@@ -224,17 +223,14 @@ impl SystemSchedule {
 /// What a running system sees: the entity store, the tick being computed,
 /// the tick's input events and its own name.
 ///
-/// Spawns and despawns through the context count against the per-frame
-/// churn budgets ([`guardrails`](crate::guardrails)). Queries are hecs's:
-/// [`query_mut`](Self::query_mut) for exclusive iteration (the fast path:
-/// no dynamic borrow checks, hecs's per-world archetype-match cache),
-/// [`query`](Self::query) for shared, dynamically checked borrows.
+/// The entity API (spawn, despawn, insert, remove, queries) is
+/// [`Entities`]'s, reached through `Deref`: the same methods as on a
+/// [`World`](crate::World), counted against the same churn budgets.
 pub struct SystemContext<'w> {
-    pub(crate) ecs: &'w mut hecs::World,
-    pub(crate) churn: &'w mut ChurnGuard,
-    pub(crate) tick: u64,
-    pub(crate) name: &'static str,
-    pub(crate) input: &'w [InputEvent],
+    entities: &'w mut Entities,
+    tick: u64,
+    name: &'static str,
+    input: &'w [InputEvent],
 }
 
 impl<'w> SystemContext<'w> {
@@ -261,89 +257,19 @@ impl<'w> SystemContext<'w> {
     pub fn input(&self) -> &'w [InputEvent] {
         self.input
     }
+}
 
-    /// Read access to the hecs world (shared queries, lookups).
-    #[must_use]
-    pub fn ecs(&self) -> &hecs::World {
-        self.ecs
+impl Deref for SystemContext<'_> {
+    type Target = Entities;
+
+    fn deref(&self) -> &Entities {
+        self.entities
     }
+}
 
-    /// A shared, dynamically borrow-checked query (`&T` and `&mut T` both
-    /// allowed; see hecs). Iterate it with `.iter()`.
-    ///
-    /// Debug builds warm hecs's per-world query cache for `Q` here, outside
-    /// the G-R1 allocation window (see [`query_mut`](Self::query_mut)).
-    pub fn query<Q: Query>(&self) -> QueryBorrow<'_, Q> {
-        #[cfg(debug_assertions)]
-        {
-            let _ecs_bookkeeping = laige_core::alloc_watch::suspend();
-            drop(self.ecs.query::<Q>().iter());
-        }
-        self.ecs.query::<Q>()
-    }
-
-    /// An exclusive query, ready to iterate (no dynamic borrow checks).
-    /// Filter with hecs's `With`/`Without`/`Or` query types.
-    ///
-    /// hecs keeps a per-world cache of which archetypes match each query
-    /// type and rebuilds it (allocating) on a query type's first use and
-    /// after the archetype set changed. That rebuild is the ECS's own
-    /// bookkeeping, not the system's heap use, so it runs here with the
-    /// allocation watch suspended: a steady-state tick that queries
-    /// allocates nothing, and the first tick is not a false G-R1 positive.
-    pub fn query_mut<Q: Query>(&mut self) -> QueryIter<'_, Q> {
-        #[cfg(debug_assertions)]
-        let _ecs_bookkeeping = laige_core::alloc_watch::suspend();
-        self.ecs.query_mut::<Q>().into_iter()
-    }
-
-    /// Exclusive access to one entity's components
-    /// (`ctx.query_one_mut::<&mut Pos>(e)`); `None` if the entity is dead
-    /// or lacks a component.
-    pub fn query_one_mut<Q: Query>(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
-        self.ecs.query_one_mut::<Q>(entity).ok()
-    }
-
-    /// Spawns an entity (counted against the spawn budget).
-    pub fn spawn(&mut self, components: impl DynamicBundle) -> Entity {
-        self.churn.on_spawn();
-        self.ecs.spawn(components)
-    }
-
-    /// Despawns an entity (counted against the despawn budget).
-    ///
-    /// # Errors
-    /// `world/no_such_entity` if the entity is not alive (nothing counted).
-    pub fn despawn(&mut self, entity: Entity) -> Result<()> {
-        despawn_counted(self.ecs, self.churn, entity)
-    }
-
-    /// Adds (or replaces) components on a live entity.
-    ///
-    /// # Errors
-    /// `world/no_such_entity` if the entity is not alive.
-    pub fn insert(&mut self, entity: Entity, components: impl DynamicBundle) -> Result<()> {
-        insert_checked(self.ecs, entity, components)
-    }
-
-    /// Removes and returns a bundle of components.
-    ///
-    /// # Errors
-    /// `world/no_such_entity` or `world/missing_component`.
-    pub fn remove<T: Bundle + 'static>(&mut self, entity: Entity) -> Result<T> {
-        remove_checked::<T>(self.ecs, entity)
-    }
-
-    /// Whether the entity is alive.
-    #[must_use]
-    pub fn contains(&self, entity: Entity) -> bool {
-        self.ecs.contains(entity)
-    }
-
-    /// A copy of one component, if the entity is alive and has it.
-    #[must_use]
-    pub fn get_copied<T: Component + Copy>(&self, entity: Entity) -> Option<T> {
-        self.ecs.get::<&T>(entity).ok().map(|r| *r)
+impl DerefMut for SystemContext<'_> {
+    fn deref_mut(&mut self) -> &mut Entities {
+        self.entities
     }
 }
 
@@ -352,8 +278,7 @@ impl<'w> SystemContext<'w> {
 pub(crate) fn run_validated(
     entries: &mut [SystemEntry],
     schedule: &SystemSchedule,
-    ecs: &mut hecs::World,
-    churn: &mut ChurnGuard,
+    entities: &mut Entities,
     tick: u64,
     input: &[InputEvent],
     profiler: Option<&mut Profiler>,
@@ -364,8 +289,7 @@ pub(crate) fn run_validated(
         let entry = &mut entries[idx as usize];
         let name = entry.name;
         let mut ctx = SystemContext {
-            ecs: &mut *ecs,
-            churn: &mut *churn,
+            entities: &mut *entities,
             tick,
             name,
             input,
@@ -390,18 +314,6 @@ pub(crate) fn run_validated(
         }
     }
     Ok(())
-}
-
-/// The message of a caught panic payload (`&str` or `String`; otherwise a
-/// placeholder).
-pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
-    if let Some(s) = payload.downcast_ref::<&'static str>() {
-        s
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.as_str()
-    } else {
-        "<non-string panic payload>"
-    }
 }
 
 #[cold]

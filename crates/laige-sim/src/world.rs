@@ -57,11 +57,13 @@
 use std::any::{TypeId, type_name};
 use std::cell::Cell;
 use std::fmt;
+use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hecs::{Archetype, Bundle, Component, ComponentError, DynamicBundle, Entity};
+use hecs::{Archetype, Component};
 use laige_core::{Error, Result};
 
+use crate::entities::Entities;
 use crate::guardrails::{ChurnBudget, ChurnGuard, ChurnStats};
 use crate::input::InputQueue;
 use crate::profiler::Profiler;
@@ -111,12 +113,11 @@ static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(1);
 /// Single owner: a `World` is `Send` (it can move to the thread that runs
 /// it) but not `Sync`; all access happens on the owner thread.
 pub struct World {
-    ecs: hecs::World,
+    entities: Entities,
     id: u64,
     tick: u64,
     hashed: Vec<HashedComponent>,
     hash_scratch: Cell<Vec<u64>>,
-    churn: ChurnGuard,
     systems: SystemRegistry,
     input: InputQueue,
 }
@@ -133,7 +134,7 @@ impl fmt::Debug for World {
         f.debug_struct("World")
             .field("id", &self.id)
             .field("tick", &self.tick)
-            .field("entities", &self.ecs.len())
+            .field("entities", &self.entities.len())
             .field(
                 "hashed",
                 &self.hashed.iter().map(|h| h.name).collect::<Vec<_>>(),
@@ -154,13 +155,12 @@ impl fmt::Debug for World {
 impl World {
     fn build(churn: ChurnBudget) -> Self {
         Self {
-            ecs: hecs::World::new(),
+            entities: Entities::new(ChurnGuard::new(churn)),
             // Relaxed: a unique counter, no other memory is published.
             id: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
             tick: 0,
             hashed: Vec::new(),
             hash_scratch: Cell::new(Vec::new()),
-            churn: ChurnGuard::new(churn),
             systems: SystemRegistry::default(),
             input: InputQueue::default(),
         }
@@ -183,73 +183,12 @@ impl World {
         self.tick
     }
 
-    /// Read access to the hecs world.
-    #[must_use]
-    pub fn ecs(&self) -> &hecs::World {
-        &self.ecs
-    }
-
     /// Exclusive access to the hecs world, for setup and bulk work outside
     /// the systems. Spawns and despawns made through it are **not** counted
-    /// by the churn guardrails — use [`spawn`](Self::spawn) /
-    /// [`despawn`](Self::despawn) for counted churn.
+    /// by the churn guardrails — use [`spawn`](Entities::spawn) /
+    /// [`despawn`](Entities::despawn) for counted churn.
     pub fn ecs_mut(&mut self) -> &mut hecs::World {
-        &mut self.ecs
-    }
-
-    /// Number of live entities.
-    #[must_use]
-    pub fn len(&self) -> u32 {
-        self.ecs.len()
-    }
-
-    /// Whether the world has no entity.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.ecs.is_empty()
-    }
-
-    /// Spawns an entity (counted by the churn guardrails once the first
-    /// frame has begun).
-    pub fn spawn(&mut self, components: impl DynamicBundle) -> Entity {
-        self.churn.on_spawn();
-        self.ecs.spawn(components)
-    }
-
-    /// Despawns an entity (counted by the churn guardrails).
-    ///
-    /// # Errors
-    /// `world/no_such_entity` (InvalidArgument) if it is not alive.
-    pub fn despawn(&mut self, entity: Entity) -> Result<()> {
-        despawn_counted(&mut self.ecs, &mut self.churn, entity)
-    }
-
-    /// Adds (or replaces) components on a live entity.
-    ///
-    /// # Errors
-    /// `world/no_such_entity` if it is not alive.
-    pub fn insert(&mut self, entity: Entity, components: impl DynamicBundle) -> Result<()> {
-        insert_checked(&mut self.ecs, entity, components)
-    }
-
-    /// Removes and returns a bundle of components.
-    ///
-    /// # Errors
-    /// `world/no_such_entity` or `world/missing_component`.
-    pub fn remove<T: Bundle + 'static>(&mut self, entity: Entity) -> Result<T> {
-        remove_checked::<T>(&mut self.ecs, entity)
-    }
-
-    /// Whether the entity is alive.
-    #[must_use]
-    pub fn contains(&self, entity: Entity) -> bool {
-        self.ecs.contains(entity)
-    }
-
-    /// A copy of one component, if the entity is alive and has it.
-    #[must_use]
-    pub fn get_copied<T: Component + Copy>(&self, entity: Entity) -> Option<T> {
-        self.ecs.get::<&T>(entity).ok().map(|r| *r)
+        &mut self.entities.ecs
     }
 
     /// Declares `T` part of the deterministic state under its type name
@@ -329,7 +268,7 @@ impl World {
     pub fn state_hash(&self) -> u64 {
         let mut records = self.hash_scratch.take();
         records.clear();
-        for archetype in self.ecs.archetypes() {
+        for archetype in self.entities.ecs.archetypes() {
             let n = archetype.len() as usize;
             if n == 0 {
                 continue;
@@ -373,19 +312,19 @@ impl World {
     /// game loop calls it once per presentation frame, before the frame's
     /// ticks; without a loop, call it once per frame yourself.
     pub fn begin_frame(&mut self) {
-        self.churn.begin_frame();
+        self.entities.churn.begin_frame();
     }
 
     /// The churn counters.
     #[must_use]
     pub fn churn_stats(&self) -> ChurnStats {
-        self.churn.stats()
+        self.entities.churn.stats()
     }
 
     /// The churn budgets.
     #[must_use]
     pub fn churn_budget(&self) -> ChurnBudget {
-        self.churn.budget()
+        self.entities.churn.budget()
     }
 
     /// Registers a named system with an order key (ascending; ties run in
@@ -459,8 +398,7 @@ impl World {
         run_validated(
             &mut self.systems.entries,
             schedule,
-            &mut self.ecs,
-            &mut self.churn,
+            &mut self.entities,
             self.tick,
             self.input.delivered(),
             profiler,
@@ -470,51 +408,19 @@ impl World {
     }
 }
 
-pub(crate) fn despawn_counted(
-    ecs: &mut hecs::World,
-    churn: &mut ChurnGuard,
-    entity: Entity,
-) -> Result<()> {
-    match ecs.despawn(entity) {
-        Ok(()) => {
-            churn.on_despawn();
-            Ok(())
-        }
-        Err(_) => Err(no_such_entity(entity)),
+/// The entity API ([`Entities`]: spawn, despawn, insert, remove, queries),
+/// the same one a system reaches through its
+/// [`SystemContext`](crate::SystemContext).
+impl Deref for World {
+    type Target = Entities;
+
+    fn deref(&self) -> &Entities {
+        &self.entities
     }
 }
 
-pub(crate) fn insert_checked(
-    ecs: &mut hecs::World,
-    entity: Entity,
-    components: impl DynamicBundle,
-) -> Result<()> {
-    ecs.insert(entity, components)
-        .map_err(|_| no_such_entity(entity))
-}
-
-pub(crate) fn remove_checked<T: Bundle + 'static>(
-    ecs: &mut hecs::World,
-    entity: Entity,
-) -> Result<T> {
-    ecs.remove::<T>(entity).map_err(|e| match e {
-        ComponentError::NoSuchEntity => no_such_entity(entity),
-        ComponentError::MissingComponent(m) => Error::invalid_argument(
-            events::MISSING_COMPONENT,
-            "entity",
-            format!("{entity:?}"),
-            "an entity that has every component of the bundle",
-        )
-        .with_detail(m.to_string()),
-    })
-}
-
-#[cold]
-fn no_such_entity(entity: Entity) -> Error {
-    Error::invalid_argument(
-        events::NO_SUCH_ENTITY,
-        "entity",
-        format!("{entity:?}"),
-        "a live entity",
-    )
+impl DerefMut for World {
+    fn deref_mut(&mut self) -> &mut Entities {
+        &mut self.entities
+    }
 }

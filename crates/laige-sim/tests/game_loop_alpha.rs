@@ -4,7 +4,7 @@
 use laige_core::clock::{MonotonicClock, SyntheticClock};
 use laige_core::{ErrorCode, EventId};
 use laige_sim::World;
-use laige_sim::game_loop::{Alpha, GameLoop, GameLoopOptions};
+use laige_sim::{Alpha, GameLoop, GameLoopOptions};
 
 fn steps(seed: u64) -> impl FnMut() -> i64 {
     let mut x = seed;

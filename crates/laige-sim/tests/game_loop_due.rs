@@ -4,7 +4,7 @@
 use laige_core::RateGrid;
 use laige_core::clock::SyntheticClock;
 use laige_sim::World;
-use laige_sim::game_loop::{GameLoop, GameLoopOptions};
+use laige_sim::{GameLoop, GameLoopOptions};
 
 fn counting_loop(rate: u32, cap: u32) -> (GameLoop<SyntheticClock>, SyntheticClock) {
     let mut world = World::default();

@@ -6,7 +6,7 @@
 
 use laige_core::clock::SyntheticClock;
 use laige_core::diag::{self, Severity, capture_events};
-use laige_sim::game_loop::{GameLoop, GameLoopOptions};
+use laige_sim::{GameLoop, GameLoopOptions};
 use laige_sim::{SystemSchedule, World, events};
 
 fn due_at(k: u64) -> i64 {

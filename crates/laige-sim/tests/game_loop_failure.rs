@@ -4,7 +4,7 @@
 
 use laige_core::clock::SyntheticClock;
 use laige_core::{Error, ErrorCode, EventId};
-use laige_sim::game_loop::{GameLoop, GameLoopOptions, LoopHooks, OnTick};
+use laige_sim::{GameLoop, GameLoopOptions, LoopHooks, OnTick};
 use laige_sim::{SystemSchedule, World, events};
 
 const TICK: i64 = 16_666_667;

@@ -3,7 +3,7 @@
 
 use laige_core::ErrorCode;
 use laige_core::clock::SyntheticClock;
-use laige_sim::game_loop::{Alpha, FrameInfo, GameLoop, GameLoopOptions, LoopHooks, LoopState};
+use laige_sim::{Alpha, FrameInfo, GameLoop, GameLoopOptions, LoopHooks, LoopState};
 use laige_sim::{World, events};
 
 const TICK: i64 = 16_666_667; // ≥ one 60 Hz period
@@ -261,7 +261,7 @@ fn on_tick_sees_the_incremented_tick_and_the_new_state() {
     let mut g =
         GameLoop::with_clock(world, schedule, GameLoopOptions::default(), clock.clone()).unwrap();
     let mut seen = Vec::new();
-    let mut hook = laige_sim::game_loop::OnTick(|w: &World, tick| {
+    let mut hook = laige_sim::OnTick(|w: &World, tick| {
         seen.push((tick, w.get_copied::<u64>(e).unwrap()));
     });
     g.frame_with(&mut hook).unwrap();

@@ -2,7 +2,7 @@
 
 use laige_core::clock::SyntheticClock;
 use laige_sim::World;
-use laige_sim::game_loop::{GameLoop, GameLoopOptions, OnTick};
+use laige_sim::{GameLoop, GameLoopOptions, OnTick};
 
 /// The time at which `k` ticks are due at 60 Hz from the reference.
 fn due_at(k: u64) -> i64 {

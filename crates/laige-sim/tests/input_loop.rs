@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex};
 
 use laige_core::alloc_watch::{self, CountingAlloc};
 use laige_core::clock::{MonotonicClock, SyntheticClock};
-use laige_sim::game_loop::{GameLoop, GameLoopOptions, OnTick};
+use laige_sim::events::QUEUE_OVERFLOW;
 use laige_sim::input::{
-    ButtonState, CoordSpace, InputKind, InputPoint, KeyCode, QUEUE_OVERFLOW, ScriptAt,
-    ScriptedInput,
+    ButtonState, CoordSpace, InputKind, InputPoint, KeyCode, ScriptAt, ScriptedInput,
 };
+use laige_sim::{GameLoop, GameLoopOptions, OnTick};
 use laige_sim::{LoopState, World};
 
 #[global_allocator]

@@ -4,7 +4,8 @@
 //! malformed records name the failed check; random bytes never panic.
 
 use laige_core::{ErrorCode, MathBackend};
-use laige_sim::replay::{self, Record, Replay, ReplayHeader, ReplayRecorder};
+use laige_sim::events;
+use laige_sim::replay::{Record, Replay, ReplayHeader, ReplayRecorder};
 use proptest::prelude::*;
 
 /// A small, complete replay: 4 ticks of 0..=3 input bytes, a hash at
@@ -39,7 +40,7 @@ fn a_cut_at_every_offset_keeps_the_valid_prefix() {
         if cut < header_len {
             let e = prefix.unwrap_err();
             assert_eq!(e.code(), ErrorCode::Corrupt, "cut {cut}");
-            assert_eq!(e.id(), replay::CORRUPT, "cut {cut}: {e}");
+            assert_eq!(e.id(), events::CORRUPT, "cut {cut}: {e}");
             assert!(strict.is_err());
             continue;
         }
@@ -118,7 +119,7 @@ fn another_format_version_is_refused_by_name() {
     bytes[8] = 2;
     let e = Replay::parse(&bytes).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Corrupt);
-    assert_eq!(e.id(), replay::VERSION_UNSUPPORTED);
+    assert_eq!(e.id(), events::VERSION_UNSUPPORTED);
     assert_eq!(e.field(), Some("version"));
     insta::assert_snapshot!("version", e.to_string());
 }
@@ -235,7 +236,7 @@ fn records_read_back_in_file_order() {
     assert_eq!(r.input(3), Some(&[0_u8, 7, 14][..]));
     assert_eq!(r.input(4), None);
     let e = r.input_as::<Vec<u8>>(4).unwrap_err();
-    assert_eq!(e.id(), replay::TICK_OUT_OF_RANGE);
+    assert_eq!(e.id(), events::TICK_OUT_OF_RANGE);
 }
 
 proptest! {

@@ -7,7 +7,8 @@ use std::io::{self, Write};
 
 use laige_core::alloc_watch::{self, CountingAlloc};
 use laige_core::{ErrorCode, MathBackend};
-use laige_sim::replay::{self, MAX_PAYLOAD_BYTES, Replay, ReplayHeader, ReplayRecorder};
+use laige_sim::events;
+use laige_sim::replay::{MAX_PAYLOAD_BYTES, Replay, ReplayHeader, ReplayRecorder};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::new();
@@ -22,14 +23,14 @@ fn ticks_out_of_order_are_refused_and_nothing_is_written() {
     let before = rec.get_ref().len();
     let e = rec.record_input_bytes(1, b"x").unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
-    assert_eq!(e.id(), replay::TICK_OUT_OF_ORDER);
+    assert_eq!(e.id(), events::TICK_OUT_OF_ORDER);
     assert_eq!(e.field(), Some("tick"));
     assert_eq!(e.value(), Some("1"));
     let e = rec.record_hash(3, 0).unwrap_err();
     assert_eq!(e.field(), Some("completed"));
     rec.record_hash(0, 1).unwrap();
     let e = rec.record_hash(0, 1).unwrap_err();
-    assert_eq!(e.id(), replay::TICK_OUT_OF_ORDER, "one hash per tick");
+    assert_eq!(e.id(), events::TICK_OUT_OF_ORDER, "one hash per tick");
     assert!(!rec.wants_hash(0));
     assert_eq!(rec.get_ref().len(), before + 25);
     rec.record_input_bytes(0, b"x").unwrap();
@@ -61,7 +62,7 @@ fn oversized_input_is_refused() {
     let mut rec = ReplayRecorder::new(io::sink(), header()).unwrap();
     let big = vec![0_u8; MAX_PAYLOAD_BYTES as usize + 1];
     let e = rec.record_input_bytes(0, &big).unwrap_err();
-    assert_eq!(e.id(), replay::INPUT_TOO_LARGE);
+    assert_eq!(e.id(), events::INPUT_TOO_LARGE);
     assert_eq!(rec.next_tick(), 0);
     rec.record_input(0, &vec![0_u8; MAX_PAYLOAD_BYTES as usize])
         .unwrap();
@@ -72,12 +73,12 @@ fn a_bad_header_is_refused() {
     let mut h = header();
     h.hash_interval = 0;
     let e = ReplayRecorder::new(Vec::new(), h).unwrap_err();
-    assert_eq!(e.id(), replay::HEADER_INVALID);
+    assert_eq!(e.id(), events::HEADER_INVALID);
     assert_eq!(e.field(), Some("hash_interval"));
     let dir = std::env::temp_dir().join("laige-no-such-dir-for-replays/x/y");
     let e = ReplayRecorder::create(dir.join("r.lrp"), header()).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Io);
-    assert_eq!(e.id(), replay::IO_FAILED);
+    assert_eq!(e.id(), events::IO_FAILED);
 }
 
 /// A sink that accepts `budget` bytes, then fails every write.
@@ -118,7 +119,7 @@ fn a_failed_write_stops_the_recorder_and_leaves_a_readable_prefix() {
     for t in 0..20 {
         if let Err(e) = rec.record_input_bytes(t, b"abcd") {
             assert_eq!(e.code(), ErrorCode::Io);
-            assert_eq!(e.id(), replay::IO_FAILED);
+            assert_eq!(e.id(), events::IO_FAILED);
             assert!(e.to_string().contains("disk full"), "{e}");
             failed_at = Some(t);
             break;
@@ -127,7 +128,7 @@ fn a_failed_write_stops_the_recorder_and_leaves_a_readable_prefix() {
     let t = failed_at.expect("the sink fills up");
     let e = rec.record_input_bytes(t, b"abcd").unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidState);
-    assert_eq!(e.id(), replay::RECORDER_STOPPED);
+    assert_eq!(e.id(), events::RECORDER_STOPPED);
     assert!(rec.record_hash(t, 0).is_err());
     assert!(!rec.wants_hash(t));
     let data = rec.get_ref().data.clone();

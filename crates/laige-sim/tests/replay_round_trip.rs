@@ -5,6 +5,7 @@
 //! named at its first differing tick.
 
 use laige_core::{ErrorCode, Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2};
+use laige_sim::events;
 use laige_sim::replay::{
     self, ENGINE_VERSION, Replay, ReplayHeader, ReplayInput, ReplayRecorder, WorldTarget,
 };
@@ -196,7 +197,7 @@ fn a_changed_component_is_named_at_its_first_differing_tick() {
     assert_eq!(report.checkpoints, 138);
     let err = report.into_result().unwrap_err();
     assert_eq!(err.code(), ErrorCode::Failed);
-    assert_eq!(err.id(), replay::DIVERGED);
+    assert_eq!(err.id(), events::DIVERGED);
     assert_eq!(err.value(), Some("138"));
     let same = Replay::parse(&record::<Fp32Pinned>(7, 200, 1, script)).unwrap();
     let d = play::<Fp32Pinned>(&same, Some(20)).divergence.unwrap();
@@ -248,7 +249,7 @@ fn a_replay_refuses_another_backend_config_or_engine() {
         .check_compatible(MathBackend::FloatPinned32, h.config_hash, ENGINE_VERSION)
         .unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
-    assert_eq!(e.id(), replay::IDENTITY_MISMATCH);
+    assert_eq!(e.id(), events::IDENTITY_MISMATCH);
     assert_eq!(e.field(), Some("backend"));
     insta::assert_snapshot!("backend_mismatch", e.to_string());
     let e = h
@@ -284,7 +285,7 @@ fn a_world_not_at_the_start_is_refused() {
     let inputs_only = Replay::parse(&rec.finish().unwrap()).unwrap();
     let e = replay::verify(&inputs_only, &mut target).unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidState);
-    assert_eq!(e.id(), replay::WORLD_NOT_AT_START);
+    assert_eq!(e.id(), events::WORLD_NOT_AT_START);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Thread-safety of the public types, asserted at compile time.
 
 use laige_core::clock::{SteadyClock, SyntheticClock};
-use laige_sim::game_loop::{Alpha, FrameInfo, GameLoop, GameLoopOptions, GameLoopStats};
+use laige_sim::{Alpha, FrameInfo, GameLoop, GameLoopOptions, GameLoopStats};
 use laige_sim::{Profiler, SystemSchedule, World};
 
 fn send<T: Send>() {}

@@ -8,8 +8,8 @@ use laige_core::alloc_watch::{self, CountingAlloc};
 use laige_core::clock::SyntheticClock;
 use laige_core::diag::capture_events;
 use laige_core::{Fp32Pinned, Fpx16_16, SimScalar};
-use laige_sim::game_loop::{AllocCheck, GameLoop, GameLoopOptions, OnTick};
 use laige_sim::workload::{self, WorkloadConfig};
+use laige_sim::{AllocCheck, GameLoop, GameLoopOptions, OnTick};
 use laige_sim::{Profiler, ProfilerConfig, StateHash, World, events};
 
 #[global_allocator]

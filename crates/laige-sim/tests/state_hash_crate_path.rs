@@ -7,7 +7,7 @@ mod engine {
 }
 
 use engine::sim::StateHash;
-use engine::sim::state_hash::StateHasher;
+use engine::sim::StateHasher;
 
 #[derive(Clone, Copy, StateHash)]
 #[state_hash(crate = engine::sim)]

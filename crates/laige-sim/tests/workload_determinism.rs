@@ -3,8 +3,8 @@
 
 use laige_core::clock::SyntheticClock;
 use laige_core::{Fp32Pinned, Fpx16_16, SimScalar};
-use laige_sim::game_loop::{GameLoop, GameLoopOptions};
 use laige_sim::workload::{self, Position, Velocity, WorkloadConfig};
+use laige_sim::{GameLoop, GameLoopOptions};
 use laige_sim::{StateHash, World};
 
 fn run<S: SimScalar + StateHash>(config: &WorkloadConfig, frames: &[i64]) -> (u64, Vec<u64>) {

@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use laige_core::clock::SyntheticClock;
-//! use laige_sim::game_loop::{GameLoop, GameLoopOptions};
+//! use laige_sim::{GameLoop, GameLoopOptions};
 //! use laige_sim::World;
 //!
 //! let mut world = World::default();
@@ -65,7 +65,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 #[cfg(debug_assertions)]
 use laige_core::alloc_watch;
 use laige_core::clock::{MonotonicClock, SteadyClock};
-use laige_core::{Error, ErrorCode, RateGrid, Result};
+use laige_core::{Error, ErrorCode, RateGrid, Result, panic_message};
 
 pub use hooks::{LoopHooks, OnBeginFrame, OnEndFrame, OnTick};
 /// The presentation alpha of a frame (defined in laige-core beside the
@@ -79,7 +79,7 @@ pub use options::{
 pub use stats::{FrameInfo, GameLoopStats};
 
 use crate::profiler::Profiler;
-use crate::system::{SystemSchedule, panic_message};
+use crate::system::SystemSchedule;
 use crate::{World, emit, events};
 use lifecycle::{Transition, next_state};
 
@@ -593,13 +593,6 @@ fn tick_grid(tick_rate_hz: u32) -> Result<RateGrid> {
             "20..=120 Hz",
         )
     })
-}
-
-/// Ticks due `elapsed_ns` after the reference at `tick_rate_hz`
-/// ([`RateGrid::index_at`]), for the scripted input until it holds a grid
-/// of its own. A rate of 0 counts as no tick due.
-pub(crate) fn due_ticks(elapsed_ns: i64, tick_rate_hz: u32) -> u64 {
-    RateGrid::new(tick_rate_hz).map_or(0, |g| g.index_at(elapsed_ns))
 }
 
 fn elapsed_since(t0: i64) -> u64 {

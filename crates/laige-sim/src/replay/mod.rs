@@ -29,7 +29,7 @@ mod reader;
 mod verify;
 mod writer;
 
-use laige_core::{Error, ErrorCode, EventId, Result};
+use laige_core::{Error, ErrorCode, Result};
 
 pub use format::{
     DEFAULT_HASH_INTERVAL, ENGINE_VERSION, FORMAT_VERSION, MAGIC, MAX_ENGINE_VERSION_BYTES,
@@ -39,44 +39,13 @@ pub use reader::{Record, Replay, ReplayPrefix};
 pub use verify::{Divergence, ReplayTarget, Verification, WorldTarget, verify};
 pub use writer::ReplayRecorder;
 
-/// `replay/corrupt` (Corrupt): a damaged header or record, a torn tail, a
-/// missing end record; field = the failed check (`magic`, `header_crc`,
-/// `record`, `record_crc`, `record_kind`, `payload_length`, `tick`,
-/// `hash_tick`, `end_tick`, `end_record`, `trailing_bytes`, `backend`,
-/// `engine_version`, `header`), detail = byte offset and tick.
-pub const CORRUPT: EventId = EventId::new("replay", "corrupt");
-/// `replay/version_unsupported` (Corrupt): the file's format version is
-/// not the one this build reads (field `version`).
-pub const VERSION_UNSUPPORTED: EventId = EventId::new("replay", "version_unsupported");
-/// `replay/identity_mismatch` (InvalidArgument): the replay was recorded
-/// with another backend, config hash or engine version.
-pub const IDENTITY_MISMATCH: EventId = EventId::new("replay", "identity_mismatch");
-/// `replay/header_invalid` (InvalidArgument): a header with a zero hash
-/// interval or an empty / over-long engine version.
-pub const HEADER_INVALID: EventId = EventId::new("replay", "header_invalid");
-/// `replay/io_failed` (Io): the file could not be created, written or read.
-pub const IO_FAILED: EventId = EventId::new("replay", "io_failed");
-/// `replay/tick_out_of_order` (InvalidArgument): a record for a tick other
-/// than the next one (nothing is written).
-pub const TICK_OUT_OF_ORDER: EventId = EventId::new("replay", "tick_out_of_order");
-/// `replay/tick_out_of_range` (InvalidArgument): a tick the replay does not
-/// hold.
-pub const TICK_OUT_OF_RANGE: EventId = EventId::new("replay", "tick_out_of_range");
-/// `replay/input_too_large` (InvalidArgument): one tick's input over
-/// [`MAX_PAYLOAD_BYTES`].
-pub const INPUT_TOO_LARGE: EventId = EventId::new("replay", "input_too_large");
-/// `replay/input_invalid` (Corrupt): recorded input bytes that do not
-/// decode (use it in [`ReplayInput::decode`]).
-pub const INPUT_INVALID: EventId = EventId::new("replay", "input_invalid");
-/// `replay/recorder_stopped` (InvalidState): recording after a write
-/// failure.
-pub const RECORDER_STOPPED: EventId = EventId::new("replay", "recorder_stopped");
-/// `replay/world_not_at_start` (InvalidState): a [`WorldTarget`]'s world
-/// is not at the tick the replay plays next.
-pub const WORLD_NOT_AT_START: EventId = EventId::new("replay", "world_not_at_start");
-/// `replay/diverged` (Failed): playback produced a state hash other than
-/// the recorded one ([`Divergence::to_error`]).
-pub const DIVERGED: EventId = EventId::new("replay", "diverged");
+// The replay event ids live with every other id in `events`; the
+// submodules name them through this import.
+use crate::events::{
+    CORRUPT, DIVERGED, HEADER_INVALID, IDENTITY_MISMATCH, INPUT_INVALID, INPUT_TOO_LARGE,
+    IO_FAILED, RECORDER_STOPPED, TICK_OUT_OF_ORDER, TICK_OUT_OF_RANGE, VERSION_UNSUPPORTED,
+    WORLD_NOT_AT_START,
+};
 
 /// One tick's input as replay bytes. The encoding is the game's; it must
 /// be a pure function of the value (no pointers, no `HashMap` order, no
