@@ -8,6 +8,16 @@
 //!   view on each axis), every sprite moving (interpolated at alpha 0.5), a
 //!   third rotated (bounding-circle cull), four textures in runs of 64
 //!   sprites (so N/64 batches).
+//! - `sprites.batch_textured_100k` (`.median`, `.p99`, ms): the same
+//!   scene as textured sprites from a sprite sheet — every sprite its own
+//!   16×16-cell atlas region (uv rectangle) on one of four sheets — side
+//!   by side with the flat quads above: the uv rectangles are copied, not
+//!   computed, so the cost should match.
+//! - `sprites.batch_glyphs_10k` (`.median`, `.p99`, ms): a HUD's text —
+//!   10k glyphs of the embedded font laid out by `Font::draw` (200 lines of
+//!   50 visible characters, screen space, layer 255) over 1k world sprites on layer
+//!   0, then one build (the layer sort runs: two layers). Layout + build,
+//!   what a frame of text costs the render side.
 //! - `sprites.gl_frame_10k` (`.median`, ms; informational, no budget): a
 //!   whole headless frame of 10k visible 8×8 sprites on a 256×256 target —
 //!   build, clear, upload + instanced draw, and `glFinish`. On CI this is
@@ -15,8 +25,8 @@
 //!   rate as much as the renderer. Skipped (with a note) without EGL.
 
 use laige_render::gl::{
-    BatchParams, CurrentGlContext, HeadlessConfig, Sprite, SpriteBatcher, SpriteRenderer,
-    TextureId, TextureOptions, ViewRect,
+    BatchParams, CurrentGlContext, Font, HeadlessConfig, Sprite, SpriteBatcher, SpriteRenderer,
+    TextStyle, TextureId, TextureOptions, TextureQueue, ViewRect,
 };
 
 use crate::harness::Bench;
@@ -24,7 +34,85 @@ use crate::harness::Bench;
 /// Runs the area.
 pub fn run(b: &mut Bench) {
     batch(b);
+    batch_textured(b);
+    batch_glyphs(b);
     gl_frame(b);
+}
+
+fn view_params() -> BatchParams {
+    BatchParams {
+        view: ViewRect::new(0.0, 0.0, 1920.0, 1080.0).expect("a valid view"),
+        alpha: 0.5,
+    }
+}
+
+fn batch_textured(b: &mut Bench) {
+    let params = view_params();
+    let mut input = scene(100_000);
+    for (i, s) in input.iter_mut().enumerate() {
+        // A 16×16 grid of cells on each sheet: cell i mod 256.
+        let (col, row) = ((i % 16) as f32, (i / 16 % 16) as f32);
+        s.uv_rect = [
+            col / 16.0,
+            row / 16.0,
+            (col + 1.0) / 16.0,
+            (row + 1.0) / 16.0,
+        ];
+    }
+    let mut batcher = SpriteBatcher::with_capacity(input.len());
+    let stats = batcher.build(&input, &params).expect("valid params");
+    eprintln!(
+        "   batch_textured_100k: {} sprites, {} visible, {} batches",
+        stats.input, stats.visible, stats.batches
+    );
+    let s = b.measure(b.scaled(100), 1, || {
+        batcher
+            .build(&input, &params)
+            .map(|s| s.visible)
+            .unwrap_or(0)
+    });
+    b.record("sprites.batch_textured_100k.median", s.median / 1e6, "ms");
+    b.record("sprites.batch_textured_100k.p99", s.p99 / 1e6, "ms");
+}
+
+fn batch_glyphs(b: &mut Bench) {
+    let params = view_params();
+    let queue = TextureQueue::default();
+    let Ok(font) = Font::embedded(&queue) else {
+        eprintln!("   batch_glyphs_10k: skipped, the embedded font failed to build");
+        return;
+    };
+    let world = scene(1000);
+    let line = "TICK:000123|FPS:60.0|P50:0.41ms|P99:1.20ms|DROP:00";
+    // 50 visible characters (no spaces): 200 lines are 10k glyph quads.
+    let mut sprites: Vec<Sprite> = Vec::with_capacity(world.len() + 10_000);
+    let mut batcher = SpriteBatcher::with_capacity(world.len() + 10_000);
+    let mut frame = |sprites: &mut Vec<Sprite>| {
+        sprites.clear();
+        sprites.extend_from_slice(&world);
+        let mut glyphs = 0;
+        for row in 0..200 {
+            let style = TextStyle {
+                position: [
+                    4.0 + (row % 4) as f32 * 400.0,
+                    1076.0 - (row / 4) as f32 * 20.0,
+                ],
+                size: 16.0,
+                ..TextStyle::default()
+            };
+            glyphs += font.draw(sprites, line, &style);
+        }
+        let visible = batcher
+            .build(sprites, &params)
+            .map(|s| s.visible)
+            .unwrap_or(0);
+        (glyphs, visible)
+    };
+    let (glyphs, visible) = frame(&mut sprites);
+    eprintln!("   batch_glyphs_10k: {glyphs} glyphs + 1000 world sprites, {visible} visible");
+    let s = b.measure(b.scaled(200), 1, || frame(&mut sprites));
+    b.record("sprites.batch_glyphs_10k.median", s.median / 1e6, "ms");
+    b.record("sprites.batch_glyphs_10k.p99", s.p99 / 1e6, "ms");
 }
 
 /// A deterministic xorshift64* stream in `[0, 1)`.

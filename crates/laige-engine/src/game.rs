@@ -115,9 +115,15 @@ pub trait Game {
         let _ = (world, sprites);
     }
 
-    /// The world rectangle the window (or the headless target) shows.
-    /// Default: `0..width × 0..height` of the configured window, one
-    /// world unit per pixel.
+    /// The world rectangle the window (or the headless target) shows: the
+    /// camera. Called for every presented frame, on the main thread, and
+    /// carried with that frame's sprites (as their first item, a
+    /// [`Sprite::camera`](laige_render::gl::Sprite::camera)), so a camera
+    /// that moves or zooms (state the game updates in `on_tick` or
+    /// `on_frame`) is drawn with the sprites of the same frame. A window of
+    /// another aspect shows it per `EngineOptions::view_policy` (default:
+    /// letterboxed). Default: `0..width × 0..height` of the configured
+    /// window, one world unit per pixel.
     fn view(&self, config: &EngineConfig) -> ViewRect {
         default_view(config)
     }

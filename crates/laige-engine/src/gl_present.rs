@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use laige_core::{Result, event};
 use laige_render::gl::{
     BatchParams, CurrentGlContext, GlContext, HeadlessConfig, Sprite, SpriteFrameHook,
-    SpriteStages, SpriteStagesConfig, ViewRect,
+    SpriteStages, SpriteStagesConfig, SurfaceSize, ViewRect,
 };
 use laige_render::{FrameDescriptor, FrameStats, RenderStages, RenderThread, RenderThreadConfig};
 
@@ -129,11 +129,21 @@ pub(crate) struct Renderer {
 
 impl Renderer {
     /// Spawns the render thread; the stages take `gl` over in `on_start`.
-    pub(crate) fn spawn(gl: GlContext, options: &EngineOptions, view: ViewRect) -> Result<Self> {
+    /// `view` is the fallback of a frame without a camera item; `surface`
+    /// carries a window's resizes to the render thread.
+    pub(crate) fn spawn(
+        gl: GlContext,
+        options: &EngineOptions,
+        view: ViewRect,
+        surface: Option<SurfaceSize>,
+    ) -> Result<Self> {
         let stages_config = SpriteStagesConfig {
             clear_color: options.clear_color,
             textures: Vec::new(),
             sprite_capacity: options.sprite_capacity,
+            texture_queue: options.texture_queue.clone(),
+            view_policy: options.view_policy,
+            surface_size: surface,
         };
         let hook = EngineFrameHook {
             view,
@@ -171,7 +181,7 @@ impl Renderer {
             height,
             ..HeadlessConfig::default()
         })?;
-        Self::spawn(ctx.release()?, options, view)
+        Self::spawn(ctx.release()?, options, view, None)
     }
 }
 

@@ -106,6 +106,16 @@ pub struct EngineOptions {
     /// The coordinates of windowed pointer events (default
     /// [`CoordSpace::World`]: the game's view, y up).
     pub pointer_space: CoordSpace,
+    /// How the game's view sits in a window of another aspect (default
+    /// letterbox with black bars: the view keeps its aspect, whatever the
+    /// window's size).
+    #[cfg(feature = "gl")]
+    pub view_policy: laige_render::gl::ViewPolicy,
+    /// Textures (PNGs, fonts) the game loads while it runs: keep a clone to
+    /// load into (`TextureQueue::load_png`, `Font::embedded`), and the
+    /// render thread uploads them before the next frame. Default `None`.
+    #[cfg(feature = "gl")]
+    pub texture_queue: Option<laige_render::gl::TextureQueue>,
 }
 
 impl Default for EngineOptions {
@@ -125,6 +135,12 @@ impl Default for EngineOptions {
             sprite_capacity: 0,
             clear_color: [0.06, 0.07, 0.10, 1.0],
             pointer_space: CoordSpace::World,
+            #[cfg(feature = "gl")]
+            view_policy: laige_render::gl::ViewPolicy::Letterbox {
+                bar_color: [0.0, 0.0, 0.0, 1.0],
+            },
+            #[cfg(feature = "gl")]
+            texture_queue: None,
         }
     }
 }

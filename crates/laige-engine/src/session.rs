@@ -33,6 +33,7 @@
 
 use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::{Error, MathBackend, Result, event};
+use laige_render::gl::Sprite;
 use laige_render::{FrameDescriptor, FrameStats};
 use laige_sim::input::{InputEvent, InputKind};
 use laige_sim::{GameLoop, LoopHooks, LoopState, Profiler, World};
@@ -116,6 +117,9 @@ pub(crate) struct Session<C: MonotonicClock> {
     plan: RunPlan,
     /// Frames run: the next frame's 1-based index is `frames + 1`.
     frames: u64,
+    /// What [`Game::view`] reads, every frame (the camera travels with the
+    /// frame's sprites as its first item).
+    view_config: EngineConfig,
     /// The loop was paused by a focus loss (and resumes on focus).
     focus_paused: bool,
 }
@@ -142,6 +146,7 @@ impl<C: MonotonicClock> Session<C> {
             game_loop,
             control: Control::new(config.render.interpolation),
             interpolation: config.render.interpolation,
+            view_config: config.clone(),
             backend,
             started_wall: SteadyClock.now_ns(),
             first_tick_wall: None,
@@ -254,7 +259,15 @@ impl<C: MonotonicClock> Session<C> {
         } else {
             Ok(())
         }
-        .and_then(|()| presenter.publish(descriptor, |sprites| game.present::<S>(world, sprites)));
+        .and_then(|()| {
+            presenter.publish(descriptor, |sprites| {
+                // The frame's camera first: the renderer takes its view from
+                // it, so a view that changes every frame stays in step with
+                // the sprites it was computed with.
+                sprites.push(Sprite::camera(game.view(&self.view_config)));
+                game.present::<S>(world, sprites);
+            })
+        });
         if let Err(err) = published {
             self.exit = Some(ExitReason::RenderFailed(err));
             return false;
@@ -489,6 +502,8 @@ mod tests {
     #[derive(Default)]
     struct Record {
         frames: Vec<FrameDescriptor>,
+        /// The first sprite of every frame (the camera item).
+        firsts: Vec<Option<Sprite>>,
         fail_at: Option<u64>,
     }
 
@@ -509,6 +524,7 @@ mod tests {
             }
             let mut sprites = Vec::new();
             fill(&mut sprites);
+            self.firsts.push(sprites.first().copied());
             self.frames.push(frame);
             Ok(())
         }
@@ -695,6 +711,43 @@ mod tests {
         let report = s.shutdown(&mut failing, ExitReason::Completed);
         assert!(matches!(report.exit, ExitReason::RenderFailed(_)));
         assert_eq!(report.exit_code(), crate::EXIT_RENDER_FAILED);
+    }
+
+    #[test]
+    fn each_frame_carries_the_game_view_of_that_frame_as_its_camera() {
+        /// Pans one world unit right per frame.
+        struct Pan(f32);
+        impl Game for Pan {
+            fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
+                Ok(())
+            }
+            fn on_frame(&mut self, _: &World, _: &mut Control) {
+                self.0 += 1.0;
+            }
+            fn view(&self, _: &EngineConfig) -> laige_render::gl::ViewRect {
+                laige_render::gl::ViewRect::new(self.0, 0.0, self.0 + 64.0, 48.0).unwrap()
+            }
+        }
+        let (mut s, clock) = session();
+        let mut presenter = Record::default();
+        let mut game = Pan(0.0);
+        for k in 1..=3 {
+            let t = i64::try_from(k).unwrap() * 16_666_667;
+            clock.set_ns(t);
+            assert_eq!(s.next_frame(t), Some(k));
+            assert!(s.frame::<_, Fpx16_16, _>(&mut game, &mut presenter, t));
+        }
+        let cameras: Vec<[f32; 2]> = presenter
+            .firsts
+            .iter()
+            .map(|c| {
+                let c = c.expect("a camera item");
+                assert_eq!(c.shape, laige_render::gl::Shape::Camera);
+                assert_eq!(c.size, [64.0, 48.0]);
+                c.position
+            })
+            .collect();
+        assert_eq!(cameras, [[33.0, 24.0], [34.0, 24.0], [35.0, 24.0]]);
     }
 
     #[test]

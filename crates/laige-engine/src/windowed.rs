@@ -30,7 +30,7 @@ use std::sync::Arc;
 use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::math::BackendVisitor;
 use laige_core::{Error, ErrorCode, Result};
-use laige_render::gl::{CurrentGlContext, ViewRect, WindowedConfig};
+use laige_render::gl::{CurrentGlContext, SurfaceSize, ViewRect, WindowedConfig};
 use laige_render::{FrameClock, FrameClockConfig};
 use laige_sim::input::{
     ButtonState, CoordSpace, InputKind, InputPoint, KeyCode, MouseButton as Button,
@@ -102,6 +102,7 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for WindowedRun<G> {
         let session = Session::new(world, &config, &options, backend, SteadyClock)?;
         let mut app = App::<G, S> {
             view: game.view(&config),
+            surface: SurfaceSize::default(),
             game,
             config,
             options,
@@ -169,6 +170,8 @@ struct App<G, S> {
     options: EngineOptions,
     limit: RunLimit,
     view: ViewRect,
+    /// The window's latest size, for the render thread.
+    surface: SurfaceSize,
     pending: Option<Session<SteadyClock>>,
     live: Option<Live>,
     outcome: Option<Result<RunReport>>,
@@ -183,7 +186,7 @@ impl<G: Game, S: EngineScalar> App<G, S> {
         let attributes = Window::default_attributes()
             .with_title(r.window_title.clone())
             .with_inner_size(PhysicalSize::new(r.window_width, r.window_height))
-            .with_resizable(false);
+            .with_resizable(true);
         let ctx = CurrentGlContext::windowed(
             event_loop,
             WindowedConfig {
@@ -197,7 +200,12 @@ impl<G: Game, S: EngineScalar> App<G, S> {
             Error::new(ErrorCode::Failed, events::WINDOW_FAILED)
                 .with_detail("the windowed context has no window")
         })?;
-        let renderer = Renderer::spawn(ctx.release()?, &self.options, self.view)?;
+        let renderer = Renderer::spawn(
+            ctx.release()?,
+            &self.options,
+            self.view,
+            Some(self.surface.clone()),
+        )?;
         let Some(mut session) = self.pending.take() else {
             return Err(Error::new(ErrorCode::InvalidState, events::WINDOW_FAILED)
                 .with_detail("the window was already opened once"));
@@ -319,6 +327,26 @@ impl<G: Game, S: EngineScalar> ApplicationHandler<EngineEvent> for App<G, S> {
             WindowEvent::CloseRequested => {
                 self.end(event_loop, ExitReason::WindowClosed);
                 return;
+            }
+            WindowEvent::Resized(size) => {
+                // The render thread resizes the surface before its next frame.
+                let scale = self.live.as_ref().map_or(1.0, |l| l.window.scale_factor());
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "monitor scale factors are small"
+                )]
+                self.surface.request(size.width, size.height, scale as f32);
+            }
+            WindowEvent::ScaleFactorChanged { scale_factor, .. } => {
+                if let Some(live) = self.live.as_ref() {
+                    let size = live.window.inner_size();
+                    #[expect(
+                        clippy::cast_possible_truncation,
+                        reason = "monitor scale factors are small"
+                    )]
+                    self.surface
+                        .request(size.width, size.height, scale_factor as f32);
+                }
             }
             WindowEvent::Focused(focused) => {
                 if self.config.render.pause_on_focus_lost

@@ -1,6 +1,7 @@
 //! The frame's hot paths allocate nothing in steady state: the batcher's
-//! build, and (with a headless context) the renderer's clear + draw + the
-//! headless swap. Counted with laige-core's CountingAlloc (Rust
+//! build, text layout with the layer sort, and (with a headless context)
+//! the renderer's clear + draw + the headless swap, with a texture queue
+//! attached. Counted with laige-core's CountingAlloc (Rust
 //! allocations; the GL driver's own C allocations are not the engine's).
 
 #![cfg(feature = "gl")]
@@ -10,7 +11,8 @@ mod gl_support;
 use gl_support::*;
 use laige_core::alloc_watch::{self, CountingAlloc};
 use laige_render::gl::{
-    BatchParams, HeadlessConfig, Sprite, SpriteBatcher, SpriteRenderer, TextureId, ViewRect,
+    BatchParams, Font, HeadlessConfig, Space, Sprite, SpriteBatcher, SpriteRenderer, TextStyle,
+    TextureId, TextureQueue, ViewRect,
 };
 
 #[global_allocator]
@@ -83,6 +85,55 @@ fn renderer_draw_allocates_nothing_in_steady_state() {
     for _ in 0..5 {
         let (stats, counts) = alloc_watch::count_allocs(&mut frame);
         assert!(stats.instances > 0 && stats.draw_calls > 1, "{stats:?}");
+        assert_eq!(counts.allocations(), 0, "{counts:?}");
+    }
+    renderer.destroy(&ctx);
+}
+
+#[test]
+fn text_layers_and_the_texture_queue_allocate_nothing_in_steady_state() {
+    let config = HeadlessConfig {
+        width: W,
+        height: H,
+        ..HeadlessConfig::default()
+    };
+    let Some(ctx) = headless_or_skip("text_layers_allocate_nothing", &config) else {
+        return;
+    };
+    let queue = TextureQueue::default();
+    let font = Font::embedded(&queue).unwrap();
+    let mut renderer = SpriteRenderer::new(&ctx).unwrap();
+    renderer.attach_texture_queue(queue);
+    let world = sprites(1000);
+    let params = BatchParams {
+        view: ViewRect::new(0.0, 0.0, 100.0, 50.0).unwrap(),
+        alpha: 1.0,
+    };
+    let mut frame_sprites: Vec<Sprite> = Vec::new();
+    let mut hud = String::new();
+    let mut batcher = SpriteBatcher::default();
+    let mut frame = |n: u64| {
+        use std::fmt::Write as _;
+        hud.clear();
+        let _ = write!(hud, "tick {n}\nfps 60.0");
+        frame_sprites.clear();
+        frame_sprites.extend_from_slice(&world);
+        frame_sprites.push(Sprite {
+            space: Space::Screen,
+            layer: 254,
+            ..Sprite::circle([10.0, 10.0], 4.0, [1.0; 4])
+        });
+        font.draw(&mut frame_sprites, &hud, &TextStyle::default());
+        batcher.build(&frame_sprites, &params).unwrap();
+        renderer.clear(&ctx, CLEAR).unwrap();
+        let stats = renderer.draw(&ctx, &batcher).unwrap();
+        ctx.swap_buffers().unwrap();
+        stats
+    };
+    frame(1); // warm-up: the atlas uploads, the buffers grow
+    for n in 2..8 {
+        let (stats, counts) = alloc_watch::count_allocs(|| frame(n));
+        assert!(stats.draw_calls > 2, "{stats:?}");
         assert_eq!(counts.allocations(), 0, "{counts:?}");
     }
     renderer.destroy(&ctx);

@@ -3,10 +3,14 @@
 //! it into per-texture batches. Pure Rust — no GL — so it is tested and
 //! benchmarked without a context.
 //!
-//! Order is the painter's order: instances come out in input order (later
-//! sprites draw on top), and a batch is a run of consecutive *visible*
-//! sprites with the same texture. Culled sprites never break a run, so a
-//! scene grouped by texture draws in one call per texture group.
+//! Order is the painter's order by layer: sprites of a higher
+//! [`Sprite::layer`] draw over lower ones (a HUD on layer 255 over the
+//! world on layer 0); within a layer, input order (later sprites draw on
+//! top). A batch is a run of consecutive *visible* sprites with the same
+//! texture and [`Space`]. Culled sprites never break a run, so a scene
+//! grouped by texture draws in one call per texture group. A frame whose
+//! sprites are all on one layer skips the layer sort (one comparison per
+//! sprite); otherwise a stable counting sort over the 256 layers, O(n).
 //!
 //! Steady state allocates nothing: [`SpriteBatcher::build`] reuses its
 //! buffers, which grow only when a frame has more sprites (or more batches)
@@ -28,7 +32,7 @@ const TOO_MANY_SPRITES: EventId = EventId::new("sprite_batcher", "too_many_sprit
 ///
 /// Where it comes from: the renderer addresses a batch's first instance by
 /// a byte offset into the instance buffer, and GL 3.3's attribute offsets
-/// are 32-bit signed — 2^24 × 52 bytes (872 MB) stays well inside
+/// are 32-bit signed — 2^24 × 56 bytes (940 MB) stays well inside
 /// `i32::MAX`, far beyond any real frame.
 pub const MAX_SPRITES_PER_FRAME: usize = 1 << 24;
 
@@ -59,6 +63,36 @@ impl TextureId {
     }
 }
 
+/// What a sprite's quad is filled with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Shape {
+    /// The texture region over the whole quad — the default.
+    #[default]
+    Quad,
+    /// The ellipse inscribed in the quad (a circle for a square quad),
+    /// filled with the texture × colour, its edge anti-aliased over about
+    /// one pixel by a signed distance in the fragment shader.
+    Circle,
+    /// Not drawn: the frame's camera (see [`Sprite::camera`]).
+    Camera,
+}
+
+/// The coordinate space of a sprite.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Space {
+    /// World units through the frame's view (the camera) — the default.
+    /// Culled against the view.
+    #[default]
+    World,
+    /// Screen units: logical pixels of the whole target (physical pixels
+    /// divided by the renderer's scale factor), `(0, 0)` at the
+    /// bottom-left, y up — for a HUD that stays put while the camera moves.
+    /// Never culled (a HUD is small and always meant to be seen).
+    Screen,
+}
+
 /// One sprite as the sim side hands it over (render-side plain `f32`
 /// data, world units; y points up).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -82,6 +116,13 @@ pub struct Sprite {
     pub uv_rect: [f32; 4],
     /// The texture ([`TextureId::WHITE`] for a flat colored quad).
     pub texture: TextureId,
+    /// What fills the quad (a rectangle or the inscribed circle).
+    pub shape: Shape,
+    /// World (through the view) or screen (pixels) coordinates.
+    pub space: Space,
+    /// Draw order: a higher layer draws over a lower one; equal layers
+    /// draw in input order. Default 0.
+    pub layer: u8,
 }
 
 impl Sprite {
@@ -103,6 +144,39 @@ impl Sprite {
             color,
             uv_rect: [0.0, 0.0, 1.0, 1.0],
             texture: TextureId::WHITE,
+            shape: Shape::Quad,
+            space: Space::World,
+            layer: 0,
+        }
+    }
+}
+
+impl Sprite {
+    /// A camera item: not drawn; as the **first** sprite of a frame it
+    /// replaces [`BatchParams::view`] for that frame, so the view (camera
+    /// position and zoom) changes every frame and travels with the frame's
+    /// sprites. Its centre is interpolated like a sprite's (set
+    /// `prev_position` to the previous view's centre for a smooth camera);
+    /// its size is the view's extent. A camera anywhere else, or one whose
+    /// geometry is not finite or has a zero side, is counted as culled (or
+    /// rejected) and the frame keeps `BatchParams::view`.
+    ///
+    /// ```
+    /// use laige_render::gl::{BatchParams, Sprite, SpriteBatcher, ViewRect};
+    /// let mut b = SpriteBatcher::default();
+    /// let params = BatchParams { view: ViewRect::new(0.0, 0.0, 64.0, 64.0)?, alpha: 1.0 };
+    /// let camera = Sprite::camera(ViewRect::new(100.0, 0.0, 164.0, 64.0)?);
+    /// let s = b.build(&[camera, Sprite::quad([120.0, 10.0], [4.0, 4.0], [1.0; 4])], &params)?;
+    /// assert_eq!((s.visible, b.view().unwrap().min()), (1, [100.0, 0.0]));
+    /// # Ok::<(), laige_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn camera(view: ViewRect) -> Self {
+        let (min, max) = (view.min(), view.max());
+        let center = [(min[0] + max[0]) * 0.5, (min[1] + max[1]) * 0.5];
+        Self {
+            shape: Shape::Camera,
+            ..Self::quad(center, [max[0] - min[0], max[1] - min[1]], [0.0; 4])
         }
     }
 }
@@ -115,7 +189,7 @@ impl Default for Sprite {
 }
 
 /// One GPU instance: what the vertex shader reads per quad. `#[repr(C)]`,
-/// 13 `f32` = 52 bytes, no padding; uploaded as is.
+/// 14 `f32` = 56 bytes, no padding; uploaded as is.
 ///
 /// | offset | field      | attribute location |
 /// |--------|------------|--------------------|
@@ -124,6 +198,7 @@ impl Default for Sprite {
 /// | 16     | `rotation` | 2 (`float`)        |
 /// | 20     | `color`    | 3 (`vec4`)         |
 /// | 36     | `uv_rect`  | 4 (`vec4`)         |
+/// | 52     | `shape`    | 5 (`float`)        |
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SpriteInstance {
@@ -137,9 +212,11 @@ pub struct SpriteInstance {
     pub color: [f32; 4],
     /// `[u0, v0, u1, v1]` (see [`Sprite::uv_rect`]).
     pub uv_rect: [f32; 4],
+    /// The [`Shape`] as the shader reads it: 0 quad, 1 circle.
+    pub shape: f32,
 }
 
-const _: () = assert!(size_of::<SpriteInstance>() == 52 && align_of::<SpriteInstance>() == 4);
+const _: () = assert!(size_of::<SpriteInstance>() == 56 && align_of::<SpriteInstance>() == 4);
 
 /// An axis-aligned view rectangle in world units: what the frame shows. The
 /// renderer maps it onto the whole target (an orthographic projection,
@@ -211,11 +288,13 @@ pub struct BatchParams {
 }
 
 /// One draw call's worth of instances: `count` instances from `first`, all
-/// with `texture`.
+/// with `texture` in `space`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Batch {
     /// The texture bound for the whole batch.
     pub texture: TextureId,
+    /// The projection of the whole batch.
+    pub space: Space,
     /// Index of the batch's first instance in [`SpriteBatcher::instances`].
     pub first: u32,
     /// Number of instances (≥ 1).
@@ -239,6 +318,25 @@ pub struct BatchStats {
     pub batches: u32,
 }
 
+/// The view a camera item stands for at `alpha`, or `None` when its
+/// geometry is not finite or has a zero side.
+fn camera_view(c: &Sprite, alpha: f32) -> Option<ViewRect> {
+    let x = c.prev_position[0] + (c.position[0] - c.prev_position[0]) * alpha;
+    let y = c.prev_position[1] + (c.position[1] - c.prev_position[1]) * alpha;
+    let (hx, hy) = (c.size[0].abs() * 0.5, c.size[1].abs() * 0.5);
+    let (min, max) = ([x - hx, y - hy], [x + hx, y + hy]);
+    let ok = [x, y, hx, hy].iter().all(|v| v.is_finite()) && min[0] < max[0] && min[1] < max[1];
+    ok.then_some(ViewRect { min, max })
+}
+
+/// The batching key and layer of one built instance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Meta {
+    texture: TextureId,
+    space: Space,
+    layer: u8,
+}
+
 /// Culls and batches sprites into a reusable instance array.
 ///
 /// ```
@@ -258,6 +356,11 @@ pub struct BatchStats {
 #[derive(Debug, Default)]
 pub struct SpriteBatcher {
     instances: Vec<SpriteInstance>,
+    /// Per instance: what decides its batch and its place in the layer order.
+    meta: Vec<Meta>,
+    /// The layer sort's output buffers (swapped with the above).
+    sorted_instances: Vec<SpriteInstance>,
+    sorted_meta: Vec<Meta>,
     batches: Vec<Batch>,
     view: Option<ViewRect>,
     stats: BatchStats,
@@ -270,6 +373,9 @@ impl SpriteBatcher {
     pub fn with_capacity(sprites: usize) -> Self {
         Self {
             instances: Vec::with_capacity(sprites),
+            meta: Vec::with_capacity(sprites),
+            sorted_instances: Vec::new(),
+            sorted_meta: Vec::new(),
             batches: Vec::with_capacity(16),
             view: None,
             stats: BatchStats::default(),
@@ -296,6 +402,7 @@ impl SpriteBatcher {
     /// either way.
     pub fn build(&mut self, sprites: &[Sprite], params: &BatchParams) -> Result<BatchStats> {
         self.instances.clear();
+        self.meta.clear();
         self.batches.clear();
         self.view = None;
         self.stats = BatchStats::default();
@@ -308,8 +415,21 @@ impl SpriteBatcher {
                 "0.0..=1.0",
             ));
         }
-        let view = params.view;
+        let mut view = params.view;
         ViewRect::new(view.min[0], view.min[1], view.max[0], view.max[1])?;
+        let mut camera_rejected = 0_u32;
+        let mut camera_used = false;
+        let body = match sprites.first() {
+            Some(c) if c.shape == Shape::Camera => {
+                camera_used = true;
+                match camera_view(c, alpha) {
+                    Some(v) => view = v,
+                    None => camera_rejected = 1,
+                }
+                &sprites[1..]
+            }
+            _ => sprites,
+        };
         if sprites.len() > MAX_SPRITES_PER_FRAME {
             return Err(Error::new(ErrorCode::InvalidArgument, TOO_MANY_SPRITES)
                 .with_field("sprites.len()")
@@ -317,15 +437,15 @@ impl SpriteBatcher {
                 .with_accepted(format!("0..={MAX_SPRITES_PER_FRAME} per frame")));
         }
         self.instances.reserve(sprites.len());
+        self.meta.reserve(sprites.len());
 
         let [vmin_x, vmin_y] = view.min;
         let [vmax_x, vmax_y] = view.max;
         let mut culled = 0_u32;
         let mut rejected = 0_u32;
-        let mut run_texture = TextureId::WHITE;
-        let mut run_first = 0_u32;
-        let mut n_visible = 0_u32;
-        for s in sprites {
+        let first_layer = body.first().map_or(0, |s| s.layer);
+        let mut mixed_layers = false;
+        for s in body {
             let finite = s.position[0].is_finite()
                 & s.position[1].is_finite()
                 & s.prev_position[0].is_finite()
@@ -346,41 +466,38 @@ impl SpriteBatcher {
                 let r = 0.5 * s.size[0].hypot(s.size[1]);
                 (r, r)
             };
-            let has_area = s.size[0] != 0.0 && s.size[1] != 0.0;
+            let has_area = s.size[0] != 0.0 && s.size[1] != 0.0 && s.shape != Shape::Camera;
             let visible = has_area
-                && x - hx < vmax_x
-                && x + hx > vmin_x
-                && y - hy < vmax_y
-                && y + hy > vmin_y;
+                && (s.space == Space::Screen
+                    || (x - hx < vmax_x && x + hx > vmin_x && y - hy < vmax_y && y + hy > vmin_y));
             if !visible {
                 culled += 1;
                 continue;
             }
-            if n_visible > run_first && s.texture != run_texture {
-                self.batches.push(Batch {
-                    texture: run_texture,
-                    first: run_first,
-                    count: n_visible - run_first,
-                });
-                run_first = n_visible;
-            }
-            run_texture = s.texture;
+            mixed_layers |= s.layer != first_layer;
             self.instances.push(SpriteInstance {
                 position: [x, y],
                 size: s.size,
                 rotation: s.rotation,
                 color: s.color,
                 uv_rect: s.uv_rect,
+                shape: f32::from(s.shape as u8),
             });
-            n_visible += 1;
-        }
-        if n_visible > run_first {
-            self.batches.push(Batch {
-                texture: run_texture,
-                first: run_first,
-                count: n_visible - run_first,
+            self.meta.push(Meta {
+                texture: s.texture,
+                space: s.space,
+                layer: s.layer,
             });
         }
+        if mixed_layers {
+            self.sort_by_layer();
+        }
+        // The first sprite, a camera: not drawn — culled, or (after the
+        // sprites' rejection warning below, which it does not join) rejected
+        // when its geometry was unusable.
+        culled += u32::from(camera_used) - camera_rejected;
+        self.cut_batches();
+        let n_visible = u32::try_from(self.instances.len()).unwrap_or(u32::MAX);
         if rejected > 0 {
             // The unhealthy path only: rate-limited, no formatting unless emitted.
             laige_core::event!(
@@ -390,6 +507,7 @@ impl SpriteBatcher {
                 input = sprites.len()
             );
         }
+        rejected += camera_rejected;
         self.view = Some(view);
         self.stats = BatchStats {
             // ≤ MAX_SPRITES_PER_FRAME (2^24), checked above.
@@ -400,6 +518,65 @@ impl SpriteBatcher {
             batches: u32::try_from(self.batches.len()).unwrap_or(u32::MAX),
         };
         Ok(self.stats)
+    }
+
+    /// Stable counting sort of the instances (and their meta) by layer.
+    fn sort_by_layer(&mut self) {
+        let mut starts = [0_usize; 257];
+        for m in &self.meta {
+            starts[usize::from(m.layer) + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let n = self.instances.len();
+        // The two buffer pairs swap roles every sorted frame: give the
+        // sorted pair the same capacity, so neither grows in steady state.
+        self.sorted_instances.clear();
+        self.sorted_instances.reserve(self.instances.capacity());
+        self.sorted_instances.resize(n, SpriteInstance::default());
+        self.sorted_meta.clear();
+        self.sorted_meta.reserve(self.meta.capacity());
+        self.sorted_meta.resize(n, Meta::default());
+        for (inst, m) in self.instances.iter().zip(&self.meta) {
+            let slot = &mut starts[usize::from(m.layer)];
+            self.sorted_instances[*slot] = *inst;
+            self.sorted_meta[*slot] = *m;
+            *slot += 1;
+        }
+        std::mem::swap(&mut self.instances, &mut self.sorted_instances);
+        std::mem::swap(&mut self.meta, &mut self.sorted_meta);
+    }
+
+    /// Cuts the (sorted) instances into runs of equal texture and space.
+    fn cut_batches(&mut self) {
+        let mut run_first = 0_u32;
+        let mut run = None;
+        for (i, m) in (0_u32..).zip(&self.meta) {
+            let key = (m.texture, m.space);
+            if let Some((texture, space)) = run
+                && (texture, space) != key
+            {
+                self.batches.push(Batch {
+                    texture,
+                    space,
+                    first: run_first,
+                    count: i - run_first,
+                });
+                run_first = i;
+            }
+            run = Some(key);
+        }
+        if let Some((texture, space)) = run {
+            // ≤ MAX_SPRITES_PER_FRAME (2^24) instances: fits u32.
+            let n = u32::try_from(self.meta.len()).unwrap_or(u32::MAX);
+            self.batches.push(Batch {
+                texture,
+                space,
+                first: run_first,
+                count: n - run_first,
+            });
+        }
     }
 
     /// The instances of the last successful [`build`](Self::build), in draw order.
@@ -529,16 +706,19 @@ mod tests {
             &[
                 Batch {
                     texture: t(1),
+                    space: Space::World,
                     first: 0,
                     count: 3
                 },
                 Batch {
                     texture: t(0),
+                    space: Space::World,
                     first: 3,
                     count: 1
                 },
                 Batch {
                     texture: t(1),
+                    space: Space::World,
                     first: 4,
                     count: 1
                 },
@@ -637,6 +817,9 @@ mod tests {
             color: [0.1, 0.2, 0.3, 0.4],
             uv_rect: [0.25, 0.5, 0.75, 1.0],
             texture: TextureId::from_index(7),
+            shape: Shape::Circle,
+            space: Space::World,
+            layer: 3,
         };
         b.build(&[s], &params(1.0)).unwrap();
         assert_eq!(
@@ -646,8 +829,87 @@ mod tests {
                 size: [-2.0, 5.0],
                 rotation: 0.5,
                 color: s.color,
-                uv_rect: s.uv_rect
+                uv_rect: s.uv_rect,
+                shape: 1.0,
             }
         );
+    }
+
+    #[test]
+    fn layers_draw_in_order_and_stay_stable_within_a_layer() {
+        let mut b = SpriteBatcher::default();
+        let on = |x: f32, layer: u8, tex: u32| Sprite {
+            layer,
+            ..textured(x, tex)
+        };
+        // A HUD sprite (layer 9) first in the input, world sprites after.
+        let sprites = [
+            on(1.0, 9, 1),
+            on(2.0, 0, 1),
+            on(3.0, 5, 2),
+            on(4.0, 0, 1),
+            on(5.0, 9, 1),
+        ];
+        let stats = b.build(&sprites, &params(1.0)).unwrap();
+        let xs: Vec<f32> = b.instances().iter().map(|i| i.position[0]).collect();
+        assert_eq!(xs, [2.0, 4.0, 3.0, 1.0, 5.0]);
+        // Runs: layer 0 (tex 1) ×2, layer 5 (tex 2), layer 9 (tex 1) ×2.
+        let runs: Vec<(u32, u32)> = b
+            .batches()
+            .iter()
+            .map(|b| (b.texture.index(), b.count))
+            .collect();
+        assert_eq!(runs, [(1, 2), (2, 1), (1, 2)]);
+        assert_eq!(stats.batches, 3);
+        // Steady state: the sort's buffers are reused too.
+        b.build(&sprites, &params(1.0)).unwrap();
+        let ptr = b.instances().as_ptr();
+        for _ in 0..4 {
+            b.build(&sprites, &params(1.0)).unwrap();
+        }
+        assert_eq!(b.instances().as_ptr(), ptr);
+    }
+
+    #[test]
+    fn a_leading_camera_replaces_the_view_and_is_interpolated() {
+        let mut b = SpriteBatcher::default();
+        let mut cam = Sprite::camera(ViewRect::new(200.0, 0.0, 300.0, 50.0).unwrap());
+        cam.prev_position = [150.0, 25.0]; // the previous view: 100..200
+        let inside_new = textured(260.0, 1);
+        let inside_old = textured(120.0, 1);
+        let inside_params = textured(50.0, 1);
+        let sprites = [cam, inside_new, inside_old, inside_params];
+        let stats = b.build(&sprites, &params(1.0)).unwrap();
+        assert_eq!((stats.input, stats.visible, stats.culled), (4, 1, 3));
+        assert_eq!(b.view().unwrap().min(), [200.0, 0.0]);
+        // Halfway: the view spans 150..250.
+        b.build(&sprites, &params(0.5)).unwrap();
+        assert_eq!(b.view().unwrap().min(), [150.0, 0.0]);
+        assert_eq!(b.view().unwrap().max(), [250.0, 50.0]);
+        // A camera later in the list is not drawn and changes nothing.
+        let stats = b.build(&[inside_params, cam], &params(1.0)).unwrap();
+        assert_eq!((stats.visible, stats.culled), (1, 1));
+        assert_eq!(b.view(), Some(params(1.0).view));
+        // An unusable camera is rejected; the frame keeps the params' view.
+        let mut bad = cam;
+        bad.size = [0.0, 10.0];
+        let stats = b.build(&[bad, inside_params], &params(1.0)).unwrap();
+        assert_eq!((stats.visible, stats.rejected), (1, 1));
+        assert_eq!(b.view(), Some(params(1.0).view));
+    }
+
+    #[test]
+    fn screen_sprites_are_not_culled_and_break_runs() {
+        let mut b = SpriteBatcher::default();
+        let hud = Sprite {
+            space: Space::Screen,
+            ..textured(900.0, 1) // outside the world view: kept
+        };
+        let stats = b
+            .build(&[textured(1.0, 1), hud, textured(2.0, 1)], &params(1.0))
+            .unwrap();
+        assert_eq!((stats.visible, stats.culled), (3, 0));
+        let spaces: Vec<Space> = b.batches().iter().map(|b| b.space).collect();
+        assert_eq!(spaces, [Space::World, Space::Screen, Space::World]);
     }
 }

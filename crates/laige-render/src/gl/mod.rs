@@ -36,23 +36,42 @@ mod context;
 #[cfg(feature = "gl")]
 mod headless;
 #[cfg(feature = "gl")]
+mod image;
+mod shapes;
+#[cfg(feature = "gl")]
 mod sprite_renderer;
 #[cfg(feature = "gl")]
 mod stages;
 #[cfg(feature = "gl")]
+mod surface;
+#[cfg(feature = "gl")]
+mod text;
+#[cfg(feature = "gl")]
+mod texture_queue;
+#[cfg(feature = "gl")]
 mod windowed;
 
 pub use batcher::{
-    Batch, BatchParams, BatchStats, MAX_SPRITES_PER_FRAME, Sprite, SpriteBatcher, SpriteInstance,
-    TextureId, ViewRect,
+    Batch, BatchParams, BatchStats, MAX_SPRITES_PER_FRAME, Shape, Space, Sprite, SpriteBatcher,
+    SpriteInstance, TextureId, ViewRect,
 };
 #[cfg(feature = "gl")]
 pub use context::{CurrentGlContext, GlContext, GlTarget, MAX_TARGET_SIZE};
 #[cfg(feature = "gl")]
 pub use headless::{HeadlessConfig, HeadlessSurface};
 #[cfg(feature = "gl")]
-pub use sprite_renderer::{DrawStats, SpriteRenderer, TextureFilter, TextureOptions};
+pub use image::{Image, MAX_IMAGE_SIDE};
+#[cfg(feature = "gl")]
+pub use sprite_renderer::{
+    DrawStats, SpriteRenderer, TextureFilter, TextureOptions, ViewPolicy, view_viewport,
+};
 #[cfg(feature = "gl")]
 pub use stages::{FixedView, SpriteFrameHook, SpriteStages, SpriteStagesConfig, TextureUpload};
+#[cfg(feature = "gl")]
+pub use surface::SurfaceSize;
+#[cfg(feature = "gl")]
+pub use text::{Align, Font, TextStyle};
+#[cfg(feature = "gl")]
+pub use texture_queue::TextureQueue;
 #[cfg(feature = "gl")]
 pub use windowed::WindowedConfig;

@@ -3,17 +3,31 @@
 //! draw each batch as one instanced call of textured, colored quads.
 //!
 //! GL state the renderer owns: one program (GLSL 330 core, `shaders/`),
-//! one vertex array whose five instanced attributes read
+//! one vertex array whose six instanced attributes read
 //! [`SpriteInstance`]s, one instance buffer (grown to the next power of two,
 //! orphaned every frame), and the textures (index 0: opaque 1×1 white).
+//!
+//! **Blending is premultiplied alpha** (`ONE, ONE_MINUS_SRC_ALPHA` for
+//! colour and alpha): texels are premultiplied when an [`Image`](super::Image) is made,
+//! the sprite's straight colour is premultiplied in the fragment shader.
+//! Drawing `(r, g, b, a)` over `d` gives `(r, g, b)·a + d·(1 − a)`, the
+//! same as straight-alpha blending for a flat colour, and linear filtering
+//! of a transparent edge does not darken it.
+//!
+//! **The view on the target** follows the [`ViewPolicy`]: stretched over
+//! the whole target, or letterboxed (the largest centred rectangle of the
+//! view's aspect, the rest filled with bars). [`Space::Screen`] sprites
+//! always use the whole target in logical pixels (physical ÷ the scale
+//! factor).
 
 #![allow(unsafe_code, reason = "glow's GL entry points are unsafe FFI")]
 
 use glow::HasContext;
 use laige_core::{Error, ErrorCode, EventId, Result};
 
-use super::batcher::{SpriteBatcher, SpriteInstance, TextureId, ViewRect};
+use super::batcher::{Space, SpriteBatcher, SpriteInstance, TextureId, ViewRect};
 use super::context::{CurrentGlContext, gl_i32};
+use super::texture_queue::{PendingTexture, TextureQueue};
 
 /// Compiling or linking the sprite shaders failed (the info log is the detail).
 const SHADER_FAILED: EventId = EventId::new("sprite_renderer", "shader_failed");
@@ -25,11 +39,15 @@ const CONTEXT_MISMATCH: EventId = EventId::new("sprite_renderer", "context_misma
 const TEXTURE_UNKNOWN: EventId = EventId::new("sprite_renderer", "texture_unknown");
 /// A texture upload with a bad size or data length.
 const TEXTURE_INVALID: EventId = EventId::new("sprite_renderer", "texture_invalid");
+/// A queued texture the driver refused (it draws as the white texture).
+const TEXTURE_UPLOAD_FAILED: EventId = EventId::new("sprite_renderer", "texture_upload_failed");
+/// A scale factor that is not finite and positive.
+const SCALE_INVALID: EventId = EventId::new("sprite_renderer", "scale_factor_invalid");
 
 const VERTEX_SHADER: &str = include_str!("shaders/sprite.vert");
 const FRAGMENT_SHADER: &str = include_str!("shaders/sprite.frag");
 
-/// Instance stride in bytes (52).
+/// Instance stride in bytes (56).
 const STRIDE: usize = size_of::<SpriteInstance>();
 
 /// How a texture is sampled.
@@ -49,6 +67,56 @@ pub struct TextureOptions {
     /// Minification and magnification filter. Wrapping is always
     /// clamp-to-edge (a sprite region never wraps).
     pub filter: TextureFilter,
+}
+
+/// How the world view is placed on the target.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum ViewPolicy {
+    /// The view covers the whole target, stretched when the aspects differ
+    /// — the default (a target sized to the view shows it exactly).
+    #[default]
+    Stretch,
+    /// The view keeps its aspect: it fills the largest centred rectangle of
+    /// its aspect (whole pixels), and the bars left and right (or above
+    /// and below) are filled with `bar_color` (straight RGBA).
+    Letterbox {
+        /// The bars' colour.
+        bar_color: [f32; 4],
+    },
+}
+
+/// The pixel rectangle `(x, y, width, height)` (from the bottom-left) the
+/// view occupies on a `target` of `(width, height)` pixels under `policy`.
+///
+/// ```
+/// use laige_render::gl::{ViewPolicy, ViewRect, view_viewport};
+/// let view = ViewRect::new(0.0, 0.0, 320.0, 180.0)?; // 16:9
+/// let letterbox = ViewPolicy::Letterbox { bar_color: [0.0; 4] };
+/// assert_eq!(view_viewport(view, (400, 400), letterbox), (0, 87, 400, 225));
+/// assert_eq!(view_viewport(view, (400, 400), ViewPolicy::Stretch), (0, 0, 400, 400));
+/// # Ok::<(), laige_core::Error>(())
+/// ```
+#[must_use]
+pub fn view_viewport(
+    view: ViewRect,
+    target: (u32, u32),
+    policy: ViewPolicy,
+) -> (u32, u32, u32, u32) {
+    let (w, h) = target;
+    if matches!(policy, ViewPolicy::Stretch) || w == 0 || h == 0 {
+        return (0, 0, w, h);
+    }
+    let (min, max) = (view.min(), view.max());
+    let aspect = f64::from(max[0] - min[0]) / f64::from(max[1] - min[1]);
+    let (fw, fh) = (f64::from(w), f64::from(h));
+    if fw / fh > aspect {
+        // Wider than the view: bars left and right.
+        let vw = ((fh * aspect).round() as u32).clamp(1, w);
+        ((w - vw) / 2, 0, vw, h)
+    } else {
+        let vh = ((fw / aspect).round() as u32).clamp(1, h);
+        (0, (h - vh) / 2, w, vh)
+    }
 }
 
 /// What one [`SpriteRenderer::draw`] submitted.
@@ -76,8 +144,15 @@ pub struct SpriteRenderer {
     buffer_capacity: usize,
     u_scale: Option<glow::NativeUniformLocation>,
     u_offset: Option<glow::NativeUniformLocation>,
-    textures: Vec<glow::NativeTexture>,
+    /// By id; `None` for an id whose upload the driver refused (drawn as
+    /// the white texture, index 0).
+    textures: Vec<Option<glow::NativeTexture>>,
     max_texture_size: u32,
+    queue: Option<TextureQueue>,
+    /// Textures taken from the queue, uploaded, then dropped (reused).
+    taken: Vec<PendingTexture>,
+    policy: ViewPolicy,
+    scale_factor: f32,
 }
 
 impl SpriteRenderer {
@@ -112,7 +187,7 @@ impl SpriteRenderer {
             })?;
             gl.bind_vertex_array(Some(vao));
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(instance_buffer));
-            for loc in 0..5 {
+            for loc in 0..6 {
                 gl.enable_vertex_attrib_array(loc);
                 gl.vertex_attrib_divisor(loc, 1);
             }
@@ -130,6 +205,10 @@ impl SpriteRenderer {
                 u_offset,
                 textures: Vec::new(),
                 max_texture_size,
+                queue: None,
+                taken: Vec::new(),
+                policy: ViewPolicy::default(),
+                scale_factor: 1.0,
             }
         };
         // The first upload of a fresh renderer is index 0: TextureId::WHITE.
@@ -141,9 +220,10 @@ impl SpriteRenderer {
         Ok(renderer)
     }
 
-    /// Uploads an RGBA8 texture (`rgba`: `width × height × 4` bytes, rows
-    /// in image order — the top row first) and returns its id, the next
-    /// index in upload order.
+    /// Uploads an RGBA8 texture (`rgba`: `width × height × 4` bytes,
+    /// **premultiplied alpha** — opaque texels are the same either way —
+    /// rows in image order, the top row first) and returns its id, the next
+    /// index in upload order. [`Image`](super::Image) premultiplies for you.
     ///
     /// # Errors
     ///
@@ -160,6 +240,125 @@ impl SpriteRenderer {
         options: TextureOptions,
     ) -> Result<TextureId> {
         self.check_context(ctx)?;
+        let id = u32::try_from(self.textures.len()).map_err(|_| {
+            Error::new(ErrorCode::OutOfRange, TEXTURE_INVALID)
+                .with_detail("more than u32::MAX textures")
+        })?;
+        let texture = self.create_texture(ctx, width, height, rgba, options)?;
+        self.textures.push(Some(texture));
+        Ok(TextureId::from_index(id))
+    }
+
+    /// Takes its textures from `queue` from now on: every [`draw`](Self::draw)
+    /// first uploads what the queue holds (one atomic load when nothing
+    /// waits). The queue's ids start at 1, like direct uploads: do not mix
+    /// the two on one renderer.
+    pub fn attach_texture_queue(&mut self, queue: TextureQueue) {
+        self.queue = Some(queue);
+    }
+
+    /// Uploads the attached queue's waiting textures now (`draw` does it
+    /// too) and returns how many it took. A texture the driver refuses is
+    /// logged (`sprite_renderer/texture_upload_failed`, Error) and its id
+    /// draws as the white texture; the render thread goes on.
+    ///
+    /// # Errors
+    ///
+    /// `sprite_renderer/context_mismatch` for another context.
+    pub fn upload_queued(&mut self, ctx: &CurrentGlContext) -> Result<usize> {
+        self.check_context(ctx)?;
+        let Some(queue) = &self.queue else {
+            return Ok(0);
+        };
+        queue.take_into(&mut self.taken);
+        if self.taken.is_empty() {
+            return Ok(0);
+        }
+        let mut taken = std::mem::take(&mut self.taken);
+        let n = taken.len();
+        for p in taken.drain(..) {
+            let index = p.id.index() as usize;
+            if self.textures.len() <= index {
+                self.textures.resize(index + 1, None);
+            }
+            match self.create_texture(
+                ctx,
+                p.image.width(),
+                p.image.height(),
+                p.image.texels(),
+                p.options,
+            ) {
+                Ok(t) => {
+                    if let Some(old) = self.textures[index].replace(t) {
+                        // SAFETY: `ctx` is current and is this renderer's
+                        // context (checked above); `old` is replaced and not
+                        // used again.
+                        unsafe { ctx.gl().delete_texture(old) };
+                    }
+                }
+                Err(e) => {
+                    // The boundary that decides: log and draw white.
+                    laige_core::event!(
+                        Error,
+                        TEXTURE_UPLOAD_FAILED,
+                        texture = p.id.index(),
+                        error = %e
+                    );
+                }
+            }
+        }
+        self.taken = taken;
+        Ok(n)
+    }
+
+    /// Sets how the world view is placed on the target (default
+    /// [`ViewPolicy::Stretch`]).
+    pub fn set_view_policy(&mut self, policy: ViewPolicy) {
+        self.policy = policy;
+    }
+
+    /// The view policy.
+    #[must_use]
+    pub fn view_policy(&self) -> ViewPolicy {
+        self.policy
+    }
+
+    /// Sets the monitor's scale factor (physical pixels per logical pixel):
+    /// [`Space::Screen`] sprites are laid out in logical pixels, so a HUD
+    /// keeps its size on a high-DPI monitor. Default 1.
+    ///
+    /// # Errors
+    ///
+    /// `sprite_renderer/scale_factor_invalid` (`InvalidArgument`) unless
+    /// finite and in `0.25..=16` (the range of real monitors, with room).
+    pub fn set_scale_factor(&mut self, scale: f32) -> Result<()> {
+        if !(0.25..=16.0).contains(&scale) {
+            return Err(Error::invalid_argument(
+                SCALE_INVALID,
+                "scale_factor",
+                scale,
+                "0.25..=16.0",
+            ));
+        }
+        self.scale_factor = scale;
+        Ok(())
+    }
+
+    /// The scale factor (physical pixels per logical pixel).
+    #[must_use]
+    pub fn scale_factor(&self) -> f32 {
+        self.scale_factor
+    }
+
+    fn create_texture(
+        &self,
+        ctx: &CurrentGlContext,
+        width: u32,
+        height: u32,
+        rgba: &[u8],
+        options: TextureOptions,
+    ) -> Result<glow::NativeTexture> {
+        // Validation errors come back unreported: the caller reports once.
         let max = self.max_texture_size;
         for (field, v) in [("width", width), ("height", height)] {
             if v == 0 || v > max {
@@ -181,10 +380,6 @@ impl SpriteRenderer {
                 format!("width × height × 4 = {expected} bytes"),
             ));
         }
-        let id = u32::try_from(self.textures.len()).map_err(|_| {
-            Error::new(ErrorCode::OutOfRange, TEXTURE_INVALID)
-                .with_detail("more than u32::MAX textures")
-        })?;
         let filter = match options.filter {
             TextureFilter::Nearest => glow::NEAREST,
             TextureFilter::Linear => glow::LINEAR,
@@ -231,8 +426,7 @@ impl SpriteRenderer {
             unsafe { gl.delete_texture(texture) };
             return Err(e);
         }
-        self.textures.push(texture);
-        Ok(TextureId::from_index(id))
+        Ok(texture)
     }
 
     /// How many textures the renderer holds (the white one included).
@@ -258,12 +452,13 @@ impl SpriteRenderer {
         Ok(())
     }
 
-    /// Uploads `batcher`'s instances and draws its batches in order, one
-    /// instanced call each, with the orthographic projection of the
-    /// batcher's view onto the whole target. Blending: straight alpha
-    /// (`SRC_ALPHA, ONE_MINUS_SRC_ALPHA`; destination alpha accumulates
-    /// with `ONE, ONE_MINUS_SRC_ALPHA`). No depth test, no face culling (a
-    /// mirrored sprite has the other winding).
+    /// Uploads the queued textures, then `batcher`'s instances, and draws
+    /// its batches in order, one instanced call each: world batches with
+    /// the orthographic projection of the batcher's view onto the
+    /// [`ViewPolicy`]'s rectangle (letterbox bars filled first), screen
+    /// batches over the whole target in logical pixels. Blending:
+    /// premultiplied alpha (`ONE, ONE_MINUS_SRC_ALPHA`). No depth test, no
+    /// face culling (a mirrored sprite has the other winding).
     ///
     /// Allocates nothing; the instance buffer grows (to the next power of
     /// two) only when a frame has more instances than any before.
@@ -276,7 +471,7 @@ impl SpriteRenderer {
     /// `gl_context/gl_error` (GL reported an error). A batcher without a
     /// successful build draws nothing.
     pub fn draw(&mut self, ctx: &CurrentGlContext, batcher: &SpriteBatcher) -> Result<DrawStats> {
-        self.check_context(ctx)?;
+        self.upload_queued(ctx)?;
         let Some(view) = batcher.view() else {
             return Ok(DrawStats::default());
         };
@@ -293,14 +488,26 @@ impl SpriteRenderer {
                 format!("0..{n_textures} (the textures this renderer issued)"),
             ));
         }
+        let gl = ctx.gl();
+        ctx.bind_target();
+        let target = ctx.size();
+        let world_vp = view_viewport(view, target, self.policy);
+        if let ViewPolicy::Letterbox { bar_color } = self.policy {
+            fill_bars(gl, target, world_vp, bar_color);
+        }
         let instances = batcher.instances();
         if instances.is_empty() {
             return Ok(DrawStats::default());
         }
         let bytes = instance_bytes(instances);
-        let (scale, offset) = projection(view);
-        let gl = ctx.gl();
-        ctx.bind_target();
+        let world = projection(view);
+        let screen_view = ViewRect::new(
+            0.0,
+            0.0,
+            target.0 as f32 / self.scale_factor,
+            target.1 as f32 / self.scale_factor,
+        )?;
+        let screen = projection(screen_view);
         // SAFETY: `ctx` is current on this thread (type invariant) and is
         // this renderer's context (checked), so every object name is valid
         // in it. The buffer is (re)allocated to at least `bytes.len()` before
@@ -309,17 +516,10 @@ impl SpriteRenderer {
         // attribute offsets and instance counts read inside the buffer.
         unsafe {
             gl.use_program(Some(self.program));
-            gl.uniform_2_f32(self.u_scale.as_ref(), scale[0], scale[1]);
-            gl.uniform_2_f32(self.u_offset.as_ref(), offset[0], offset[1]);
             gl.disable(glow::DEPTH_TEST);
             gl.disable(glow::CULL_FACE);
             gl.enable(glow::BLEND);
-            gl.blend_func_separate(
-                glow::SRC_ALPHA,
-                glow::ONE_MINUS_SRC_ALPHA,
-                glow::ONE,
-                glow::ONE_MINUS_SRC_ALPHA,
-            );
+            gl.blend_func(glow::ONE, glow::ONE_MINUS_SRC_ALPHA);
             gl.active_texture(glow::TEXTURE0);
             gl.bind_vertex_array(Some(self.vao));
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.instance_buffer));
@@ -335,11 +535,24 @@ impl SpriteRenderer {
             );
             gl.buffer_sub_data_u8_slice(glow::ARRAY_BUFFER, 0, bytes);
             let mut bound_texture = None;
+            let mut bound_space = None;
             for batch in batches {
-                let texture = self.textures[batch.texture.index() as usize];
-                if bound_texture != Some(texture) {
-                    gl.bind_texture(glow::TEXTURE_2D, Some(texture));
-                    bound_texture = Some(texture);
+                if bound_space != Some(batch.space) {
+                    let ((scale, offset), (x, y, w, h)) = match batch.space {
+                        Space::World => (world, world_vp),
+                        Space::Screen => (screen, (0, 0, target.0, target.1)),
+                    };
+                    gl.viewport(gl_i32(x), gl_i32(y), gl_i32(w), gl_i32(h));
+                    gl.uniform_2_f32(self.u_scale.as_ref(), scale[0], scale[1]);
+                    gl.uniform_2_f32(self.u_offset.as_ref(), offset[0], offset[1]);
+                    bound_space = Some(batch.space);
+                }
+                // Checked above: every batch's index is below textures.len();
+                // a refused upload (None) draws as white.
+                let texture = self.textures[batch.texture.index() as usize].or(self.textures[0]);
+                if bound_texture != texture {
+                    gl.bind_texture(glow::TEXTURE_2D, texture);
+                    bound_texture = texture;
                 }
                 let base = batch.first as usize * STRIDE;
                 let stride = usize_i32(STRIDE);
@@ -369,12 +582,21 @@ impl SpriteRenderer {
                     stride,
                     usize_i32(base + 36),
                 );
+                gl.vertex_attrib_pointer_f32(
+                    5,
+                    1,
+                    glow::FLOAT,
+                    false,
+                    stride,
+                    usize_i32(base + 52),
+                );
                 gl.draw_arrays_instanced(glow::TRIANGLE_STRIP, 0, 4, gl_i32(batch.count));
             }
             gl.bind_vertex_array(None);
             gl.bind_buffer(glow::ARRAY_BUFFER, None);
             gl.bind_texture(glow::TEXTURE_2D, None);
             gl.use_program(None);
+            gl.viewport(0, 0, gl_i32(target.0), gl_i32(target.1));
         }
         ctx.check_gl_error("drawing sprites")?;
         Ok(DrawStats {
@@ -397,7 +619,7 @@ impl SpriteRenderer {
         // created every name deleted here; `self` is consumed, so no name is
         // used afterwards.
         unsafe {
-            for t in &self.textures {
+            for t in self.textures.iter().flatten() {
                 gl.delete_texture(*t);
             }
             gl.delete_buffer(self.instance_buffer);
@@ -432,10 +654,40 @@ fn projection(view: ViewRect) -> ([f32; 2], [f32; 2]) {
     )
 }
 
+/// Fills the target outside `vp` with `color` (scissored clears).
+fn fill_bars(gl: &glow::Context, target: (u32, u32), vp: (u32, u32, u32, u32), color: [f32; 4]) {
+    let (tw, th) = target;
+    let (x, y, w, h) = vp;
+    let bars = [
+        (0, 0, x, th),                // left
+        (x + w, 0, tw - (x + w), th), // right
+        (x, 0, w, y),                 // below
+        (x, y + h, w, th - (y + h)),  // above
+    ];
+    // SAFETY: every caller holds the current context (a CurrentGlContext
+    // checked against the renderer); the rectangles lie inside the target.
+    unsafe {
+        gl.enable(glow::SCISSOR_TEST);
+        gl.clear_color(
+            color[0] * color[3],
+            color[1] * color[3],
+            color[2] * color[3],
+            color[3],
+        );
+        for (bx, by, bw, bh) in bars {
+            if bw > 0 && bh > 0 {
+                gl.scissor(gl_i32(bx), gl_i32(by), gl_i32(bw), gl_i32(bh));
+                gl.clear(glow::COLOR_BUFFER_BIT);
+            }
+        }
+        gl.disable(glow::SCISSOR_TEST);
+    }
+}
+
 /// The instances as the bytes GL uploads.
 fn instance_bytes(instances: &[SpriteInstance]) -> &[u8] {
-    // SAFETY: SpriteInstance is #[repr(C)] and consists of 13 f32 fields
-    // with no padding (size 52 = 13 × 4, asserted at compile time in
+    // SAFETY: SpriteInstance is #[repr(C)] and consists of 14 f32 fields
+    // with no padding (size 56 = 14 × 4, asserted at compile time in
     // batcher.rs), so every byte of the slice is initialized; u8 has
     // alignment 1, and the length in bytes is len × 52, which is within the
     // same allocation.
@@ -550,13 +802,14 @@ mod tests {
             rotation: 5.0,
             color: [6.0, 7.0, 8.0, 9.0],
             uv_rect: [10.0, 11.0, 12.0, 13.0],
+            shape: 14.0,
         };
         let bytes = instance_bytes(std::slice::from_ref(&i));
-        assert_eq!(bytes.len(), 52);
+        assert_eq!(bytes.len(), 56);
         let floats: Vec<f32> = bytes
             .chunks_exact(4)
             .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        assert_eq!(floats, (1..=13).map(|v| v as f32).collect::<Vec<_>>());
+        assert_eq!(floats, (1..=14).map(|v| v as f32).collect::<Vec<_>>());
     }
 }

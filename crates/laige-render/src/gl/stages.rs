@@ -20,7 +20,9 @@ use laige_core::{Error, ErrorCode, EventId, Result};
 
 use super::batcher::{BatchParams, Sprite, SpriteBatcher};
 use super::context::{CurrentGlContext, GlContext};
-use super::sprite_renderer::{DrawStats, SpriteRenderer, TextureOptions};
+use super::sprite_renderer::{DrawStats, SpriteRenderer, TextureOptions, ViewPolicy};
+use super::surface::SurfaceSize;
+use super::texture_queue::TextureQueue;
 use crate::{FrameDescriptor, RenderStages};
 
 /// A stage ran while the stages hold no current context (before `on_start`,
@@ -82,6 +84,17 @@ pub struct SpriteStagesConfig {
     /// Sprites the batcher reserves room for up front (so the first frames
     /// do not grow its buffers). Default 0.
     pub sprite_capacity: usize,
+    /// Textures (PNG images, font atlases) loaded while the stages run:
+    /// uploaded on the render thread before the next draw. Its ids start
+    /// at 1 like `textures`': use one or the other. Default none.
+    pub texture_queue: Option<TextureQueue>,
+    /// How the world view sits on the target. Default
+    /// [`ViewPolicy::Stretch`].
+    pub view_policy: ViewPolicy,
+    /// The window's size and scale factor as its event loop last saw them:
+    /// `submit` resizes the surface (and sets the renderer's scale factor)
+    /// when it changed. Default none (the target keeps its size).
+    pub surface_size: Option<SurfaceSize>,
 }
 
 impl Default for SpriteStagesConfig {
@@ -90,6 +103,9 @@ impl Default for SpriteStagesConfig {
             clear_color: [0.0, 0.0, 0.0, 1.0],
             textures: Vec::new(),
             sprite_capacity: 0,
+            texture_queue: None,
+            view_policy: ViewPolicy::Stretch,
+            surface_size: None,
         }
     }
 }
@@ -187,6 +203,10 @@ impl<H: SpriteFrameHook> SpriteStages<H> {
     /// Builds the renderer and uploads the textures on a current context.
     fn start(&self, ctx: &CurrentGlContext) -> Result<SpriteRenderer> {
         let mut renderer = SpriteRenderer::new(ctx)?;
+        renderer.set_view_policy(self.config.view_policy);
+        if let Some(queue) = &self.config.texture_queue {
+            renderer.attach_texture_queue(queue.clone());
+        }
         for t in &self.config.textures {
             if let Err(e) = renderer.upload_texture(ctx, t.width, t.height, &t.rgba, t.options) {
                 renderer.destroy(ctx);
@@ -240,6 +260,20 @@ impl<H: SpriteFrameHook> RenderStages<Sprite> for SpriteStages<H> {
         let State::Running { ctx, renderer } = &mut self.state else {
             return Err(Self::not_running("submit"));
         };
+        if let Some((w, h, scale)) = self
+            .config
+            .surface_size
+            .as_ref()
+            .and_then(SurfaceSize::latest)
+            && ((w, h) != ctx.size() || scale != renderer.scale_factor())
+        {
+            // A size the surface refuses (0, above its limit) is the
+            // window's transient state: keep drawing at the old size.
+            if (w, h) != ctx.size() {
+                let _ = ctx.resize(w, h);
+            }
+            let _ = renderer.set_scale_factor(scale);
+        }
         renderer.clear(ctx, self.config.clear_color)?;
         self.last_draw = renderer.draw(ctx, &self.batcher)?;
         self.hook.after_draw(ctx, frame)?;
@@ -290,5 +324,7 @@ mod tests {
         assert_eq!(c.clear_color, [0.0, 0.0, 0.0, 1.0]);
         assert!(c.textures.is_empty());
         assert_eq!(c.sprite_capacity, 0);
+        assert!(c.texture_queue.is_none() && c.surface_size.is_none());
+        assert_eq!(c.view_policy, ViewPolicy::Stretch);
     }
 }
