@@ -29,4 +29,4 @@ pub mod math;
 
 pub use error::{Error, ErrorCode, Result};
 pub use event_id::EventId;
-pub use math::{Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};
+pub use math::{BinaryAngle, Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};

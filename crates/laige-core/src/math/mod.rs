@@ -37,19 +37,25 @@
 //! Selecting the backend at init is one `match`, hidden in
 //! [`MathBackend::run`]: see [`BackendVisitor`].
 
+mod angle;
 mod backend;
 mod f32_bits;
 mod fixed;
 mod fixed_convert;
 mod fixed_text;
+mod fixed_trig;
 mod isqrt;
 mod pinned;
+mod pinned_trig;
+mod rounding;
 mod scalar;
+mod trig_tables;
 mod vec2;
 mod vec3;
 mod vec_ops;
 mod wide;
 
+pub use angle::BinaryAngle;
 pub use backend::{BackendVisitor, MathBackend};
 pub use fixed::Fpx16_16;
 pub use pinned::Fp32Pinned;
