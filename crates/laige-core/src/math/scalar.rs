@@ -229,6 +229,15 @@ pub trait SimScalar:
     /// The hook behind [`BinaryAngle::from_radians`]: the nearest `2^−32`
     /// turn to `self` radians.
     fn angle_from_radians(self) -> BinaryAngle;
+
+    /// The hook behind a seeded generator's `next_in(lo, hi)`: a value in
+    /// `[lo, hi)` from `below(n)`, the generator's unbiased uniform integer
+    /// in `0..n`. Q16.16: `lo + below(span)` on the raws, so every raw value
+    /// in the range is equally likely. Binary32: `lo + (hi − lo)·u` with
+    /// `u = below(2^24) / 2^24` (exact), redrawn in the rare case rounding
+    /// reaches `hi`. An empty range (`hi <= lo`), a NaN bound or an
+    /// infinite span gives `lo` without drawing.
+    fn uniform_in(lo: Self, hi: Self, below: impl FnMut(u64) -> u64) -> Self;
 }
 
 /// The `SimScalar` items that are the backend's inherent op of the same
@@ -321,6 +330,15 @@ impl SimScalar for Fpx16_16 {
     fn angle_from_radians(self) -> BinaryAngle {
         BinaryAngle::from_fixed(self)
     }
+    #[inline]
+    fn uniform_in(lo: Self, hi: Self, mut below: impl FnMut(u64) -> u64) -> Self {
+        let (lo, hi) = (lo.to_raw(), hi.to_raw());
+        if hi <= lo {
+            return Self::from_raw(lo);
+        }
+        let span = (i64::from(hi) - i64::from(lo)) as u64; // 1..2^32
+        Self::from_raw((i64::from(lo) + below(span).min(span - 1) as i64) as i32)
+    }
 }
 
 /// The plain pinned length of `c`: squares, then left-to-right adds, then
@@ -369,6 +387,21 @@ impl SimScalar for Fp32Pinned {
     #[inline]
     fn angle_from_radians(self) -> BinaryAngle {
         BinaryAngle::from_pinned(self)
+    }
+    #[inline]
+    fn uniform_in(lo: Self, hi: Self, mut below: impl FnMut(u64) -> u64) -> Self {
+        let span = hi - lo;
+        if lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) || !span.is_finite() {
+            return lo;
+        }
+        loop {
+            // A 24-bit integer times 2^−24: exact.
+            let u = Self::from_f32(below(1 << 24).min((1 << 24) - 1) as f32 / 16_777_216.0);
+            let r = lo + span * u;
+            if r < hi {
+                return r;
+            }
+        }
     }
 }
 
