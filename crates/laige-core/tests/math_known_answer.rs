@@ -6,7 +6,7 @@
 //!
 //! If a change of results is intended (a spec change), it breaks every
 //! recorded replay: update the constants only together with a note in
-//! `docs/api/math.md` and the replay format version.
+//! the `laige_core::math` module docs and the replay format version.
 
 use laige_core::{BinaryAngle, Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};
 

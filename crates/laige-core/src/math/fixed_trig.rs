@@ -137,7 +137,7 @@ const fn atan2_parts(y_neg: bool, ay: u64, x_neg: bool, ax: u64) -> i32 {
 
 /// `(1 − x²)^½` and `|x|` in Q31 for a raw clamped to `[−1, 1]`.
 #[inline]
-const fn asin_parts(raw: i32) -> (u64, u64) {
+fn asin_parts(raw: i32) -> (u64, u64) {
     let mag = if raw.unsigned_abs() > 1 << 16 {
         1u64 << 16
     } else {
@@ -286,7 +286,7 @@ impl Fpx16_16 {
     /// ```
     #[inline]
     #[must_use]
-    pub const fn asin(self) -> Self {
+    pub fn asin(self) -> Self {
         let raw = self.to_raw();
         let (c, s) = asin_parts(raw);
         Self::from_raw(atan2_parts(raw < 0, s, false, c))
@@ -302,7 +302,7 @@ impl Fpx16_16 {
     /// ```
     #[inline]
     #[must_use]
-    pub const fn acos(self) -> Self {
+    pub fn acos(self) -> Self {
         let raw = self.to_raw();
         let (c, s) = asin_parts(raw);
         Self::from_raw(atan2_parts(false, c, raw < 0, s))
