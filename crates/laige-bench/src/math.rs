@@ -27,7 +27,7 @@
 use std::hint::black_box;
 
 use fixed::types::I16F16;
-use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
+use laige_core::{Fp32Pinned, Fpx16_16, Vec2};
 
 use crate::harness::Bench;
 
