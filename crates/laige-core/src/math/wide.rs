@@ -69,48 +69,26 @@ pub(crate) fn normalize_wide<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] 
     if sum == 0 {
         return [Fpx16_16::ZERO; N];
     }
-    if let Ok(sum64) = u64::try_from(sum) {
-        // Every Vec2 and Vec3 (3 · 2^62 < 2^64). The binary64 quotient is
-        // within a relative 2^−50 of the exact one, so its rounding is the
-        // answer or a neighbour; the exact integer comparisons in
-        // `nearest_quotient_u64` then decide, so the float never chooses a
-        // bit (the result is unique: see above).
-        let scale = 65536.0 / (sum64 as f64).sqrt();
-        return c.map(|x| {
-            let mag = u64::from(x.to_raw().unsigned_abs());
-            let guess = ((mag as f64) * scale + 0.5) as u64;
-            let r = nearest_quotient_u64(mag, sum64, guess) as i32; // <= 2^16
-            Fpx16_16::from_raw(if x.to_raw() < 0 { -r } else { r })
-        });
-    }
-    // Only reachable with N >= 4: an integer root of the u128 sum
-    // (>= 2^32, precise already) seeds the exact fix-up.
-    let len = u64::try_from(isqrt_round_u128(sum)).unwrap_or(u64::MAX);
+    // An approximate scaled root: L = round(sqrt(sum · 4^k)) ≈ |v|·2^k with
+    // at least 31 significant bits, so `|c|·2^(16+k) / L` is within one of
+    // the answer and the exact fix-up below moves at most a step or two.
+    let (len, k) = if sum <= u128::from(u64::MAX) {
+        let bits = 128 - sum.leading_zeros(); // 1..=64
+        let k = (64 - bits) / 2;
+        (isqrt_round_u64((sum as u64) << (2 * k)), k)
+    } else {
+        // Only reachable with N >= 4; L >= 2^32 is precise already.
+        (u64::try_from(isqrt_round_u128(sum)).unwrap_or(u64::MAX), 0)
+    };
     c.map(|x| {
         let mag = u64::from(x.to_raw().unsigned_abs());
-        // |c| <= |v| < 2^64 / 2^16 is not guaranteed here: u128.
-        let approx = ((u128::from(mag) << 16) + u128::from(len / 2)) / u128::from(len.max(1));
-        let r = nearest_quotient(mag, sum, u64::try_from(approx).unwrap_or(1 << 17));
+        // |c| <= |v| < 2^(bits/2), so |c|·2^(16+k) < 2^49: no overflow
+        // (and 16 + k <= 47, a valid shift).
+        let approx = ((mag << (16 + k)) + len / 2) / len.max(1);
+        let r = nearest_quotient(mag, sum, approx);
         let r = r as i32; // r <= 2^16
         Fpx16_16::from_raw(if x.to_raw() < 0 { -r } else { r })
     })
-}
-
-/// [`nearest_quotient`] for a sum that fits `u64` (every `Vec2`/`Vec3`):
-/// the same two exact comparisons, each a single `u64 × u64 → u128`
-/// product (`(2r ± 1)² <= 2^36`).
-#[inline]
-fn nearest_quotient_u64(mag: u64, sum: u64, guess: u64) -> u64 {
-    let target = (u128::from(mag) * u128::from(mag)) << 34; // 4·mag²·2^32
-    let mut r = guess.min(1 << 17);
-    let sq = |k: u64| u128::from(k * k) * u128::from(sum);
-    while r > 0 && sq(2 * r - 1) >= target {
-        r -= 1;
-    }
-    while sq(2 * r + 1) <= target {
-        r += 1;
-    }
-    r
 }
 
 /// The integer `r` nearest to `mag·2^16 / sqrt(sum)`, starting from a
