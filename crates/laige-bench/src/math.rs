@@ -21,7 +21,7 @@
 //!   component-wise `f32::clamp`); `dt`, `lo`, `hi` go through `black_box`
 //!   on every side. 16 MB of state per side: the `f32` pass is
 //!   memory-bound, as a real sim pass is; the `Fpx16_16` one is bound by
-//!   its vector ALU work (see `docs/api/math.md`, Performance).
+//!   its vector ALU work (see the `laige_core::math` module docs, Performance).
 //!   `math.kernel_1m.{fx,fp}_vs_f32`: the ratios.
 
 use std::hint::black_box;
@@ -87,10 +87,6 @@ impl Inputs {
         v.iter().map(|&r| Fpx16_16::from_raw(r)).collect()
     }
 
-    fn i16f16(v: &[i32]) -> Vec<I16F16> {
-        v.iter().map(|&r| I16F16::from_bits(r)).collect()
-    }
-
     fn f32(v: &[i32]) -> Vec<f32> {
         v.iter().map(|&r| r as f32 / 65536.0).collect()
     }
@@ -109,14 +105,43 @@ fn map3<T: Copy, O>(a: &[T], b: &[T], c: &[T], out: &mut [O], f: impl Fn(T, T, T
     }
 }
 
+/// The second contender of an op: the `fixed` crate's `I16F16` where it
+/// has the op, else `Fp32Pinned` (the other backend).
+struct Second<T, F> {
+    /// Name suffix: `i16f16` or `fp`.
+    label: &'static str,
+    /// Its value of a raw Q16.16 input.
+    from_raw: fn(i32) -> T,
+    /// The op.
+    op: F,
+}
+
+/// The `I16F16` contender.
+fn i16f16<F: Fn(I16F16, I16F16, I16F16) -> I16F16>(op: F) -> Second<I16F16, F> {
+    Second {
+        label: "i16f16",
+        from_raw: I16F16::from_bits,
+        op,
+    }
+}
+
+/// The `Fp32Pinned` contender.
+fn pinned<F: Fn(Fp32Pinned, Fp32Pinned, Fp32Pinned) -> Fp32Pinned>(op: F) -> Second<Fp32Pinned, F> {
+    Second {
+        label: "fp",
+        from_raw: |r| Fp32Pinned::from_f32(r as f32 / 65536.0),
+        op,
+    }
+}
+
 /// Measures one op on the three formats, interleaved; records the medians
-/// and the ratios.
-fn op3(
+/// and the ratios (and `fp_vs_f32` when the second is `Fp32Pinned`).
+fn op3<T: Copy + Default, F: Fn(T, T, T) -> T>(
     bench: &mut Bench,
     name: &str,
     inputs: &Inputs,
     fx: impl Fn(Fpx16_16, Fpx16_16, Fpx16_16) -> Fpx16_16,
-    ifx: impl Fn(I16F16, I16F16, I16F16) -> I16F16,
+    second: Second<T, F>,
     fl: impl Fn(f32, f32, f32) -> f32,
 ) {
     let (fa, fb, fc) = (
@@ -124,21 +149,19 @@ fn op3(
         Inputs::fx(&inputs.b),
         Inputs::fx(&inputs.c),
     );
-    let (ia, ib, ic) = (
-        Inputs::i16f16(&inputs.a),
-        Inputs::i16f16(&inputs.b),
-        Inputs::i16f16(&inputs.c),
-    );
+    let conv = |v: &[i32]| -> Vec<T> { v.iter().map(|&r| (second.from_raw)(r)).collect() };
+    let (ia, ib, ic) = (conv(&inputs.a), conv(&inputs.b), conv(&inputs.c));
+    let ifx = &second.op;
     let (la, lb, lc) = (
         Inputs::f32(&inputs.a),
         Inputs::f32(&inputs.b),
         Inputs::f32(&inputs.c),
     );
     let mut fo = vec![Fpx16_16::ZERO; N];
-    let mut io = vec![I16F16::ZERO; N];
+    let mut io = vec![T::default(); N];
     let mut lo = vec![0.0f32; N];
     let mut run_fx = || map3(&fa, &fb, &fc, &mut fo, &fx);
-    let mut run_i = || map3(&ia, &ib, &ic, &mut io, &ifx);
+    let mut run_i = || map3(&ia, &ib, &ic, &mut io, ifx);
     let mut run_f = || map3(&la, &lb, &lc, &mut lo, &fl);
     let samples = bench.scaled(300).max(20);
     let stats = bench.interleaved(
@@ -147,11 +170,15 @@ fn op3(
         &mut [&mut run_fx, &mut run_i, &mut run_f],
     );
     let (f, i, l) = (stats[0].median, stats[1].median, stats[2].median);
+    let label = second.label;
     bench.record(&format!("math.{name}.fx_ns"), f, "ns");
-    bench.record(&format!("math.{name}.i16f16_ns"), i, "ns");
+    bench.record(&format!("math.{name}.{label}_ns"), i, "ns");
     bench.record(&format!("math.{name}.f32_ns"), l, "ns");
-    bench.ratio(&format!("math.{name}.fx_vs_i16f16"), f, i);
+    bench.ratio(&format!("math.{name}.fx_vs_{label}"), f, i);
     bench.ratio(&format!("math.{name}.fx_vs_f32"), f, l);
+    if label == "fp" {
+        bench.ratio(&format!("math.{name}.fp_vs_f32"), i, l);
+    }
 }
 
 /// `I16F16` length of `(x, y)`; inputs keep `x² + y²` in range.
@@ -162,7 +189,32 @@ fn i16f16_length(x: I16F16, y: I16F16) -> I16F16 {
 
 /// Runs the area.
 pub fn run(b: &mut Bench) {
-    let ops: [&str; 7] = ["add", "mul", "div", "sqrt", "lerp", "length", "normalize"];
+    let ops = [
+        "add",
+        "mul",
+        "div",
+        "sqrt",
+        "lerp",
+        "length",
+        "normalize",
+        "length_wide",
+        "normalize_wide",
+        "sin",
+        "cos",
+        "sin_cos",
+        "tan",
+        "atan2",
+        "atan",
+        "asin",
+        "acos",
+        "floor",
+        "ceil",
+        "round",
+        "trunc",
+        "fract",
+        "rem_euclid",
+        "signum",
+    ];
     for op in ops {
         let name = format!("math.{op}");
         if !b.wants(&name) {
@@ -176,7 +228,7 @@ pub fn run(b: &mut Bench) {
                     op,
                     &inp,
                     |x, y, _| x + y,
-                    |x, y, _| x + y,
+                    i16f16(|x, y, _| x + y),
                     |x, y, _| x + y,
                 );
             }
@@ -187,7 +239,7 @@ pub fn run(b: &mut Bench) {
                     op,
                     &inp,
                     |x, y, _| x * y,
-                    |x, y, _| x * y,
+                    i16f16(|x, y, _| x * y),
                     |x, y, _| x * y,
                 );
             }
@@ -203,7 +255,7 @@ pub fn run(b: &mut Bench) {
                     op,
                     &inp,
                     |x, y, _| x / y,
-                    |x, y, _| x / y,
+                    i16f16(|x, y, _| x / y),
                     |x, y, _| x / y,
                 );
             }
@@ -214,7 +266,7 @@ pub fn run(b: &mut Bench) {
                     op,
                     &inp,
                     |x, _, _| x.sqrt(),
-                    |x, _, _| x.sqrt(),
+                    i16f16(|x, _, _| x.sqrt()),
                     |x, _, _| x.sqrt(),
                 );
             }
@@ -227,7 +279,7 @@ pub fn run(b: &mut Bench) {
                     op,
                     &inp,
                     |x, y, t| x.lerp(y, t),
-                    |x, y, t| t.lerp(x, y),
+                    i16f16(|x, y, t| t.lerp(x, y)),
                     |x, y, t| x + (y - x) * t,
                 );
             }
@@ -239,7 +291,7 @@ pub fn run(b: &mut Bench) {
                     op,
                     &inp,
                     |x, y, _| Vec2::new(x, y).length(),
-                    |x, y, _| i16f16_length(x, y),
+                    i16f16(|x, y, _| i16f16_length(x, y)),
                     |x, y, _| (x * x + y * y).sqrt(),
                 );
             }
@@ -260,11 +312,191 @@ pub fn run(b: &mut Bench) {
                     op,
                     &inp,
                     |x, y, _| Vec2::new(x, y).normalize().x,
-                    |x, y, _| x / i16f16_length(x, y),
+                    i16f16(|x, y, _| x / i16f16_length(x, y)),
                     |x, y, _| {
                         let len = (x * x + y * y).sqrt();
                         if len == 0.0 { 0.0 } else { x / len }
                     },
+                );
+            }
+            "length_wide" => {
+                let inp = Inputs::new(6, |r| (r.raw_in(-100, 100), r.raw_in(-100, 100), 0));
+                op3(
+                    b,
+                    op,
+                    &inp,
+                    |x, y, _| Vec2::new(x, y).length_wide(),
+                    i16f16(|x, y, _| i16f16_length(x, y)),
+                    |x, y, _| (x * x + y * y).sqrt(),
+                );
+            }
+            "normalize_wide" => {
+                let inp = Inputs::new(7, |r| (r.raw_in(-100, 100), r.raw_in(-100, 100), 1 << 16));
+                op3(
+                    b,
+                    op,
+                    &inp,
+                    |x, y, _| Vec2::new(x, y).normalize_wide().x,
+                    i16f16(|x, y, one| x / i16f16_length(x, y).max(one)),
+                    |x, y, _| {
+                        let len = (x * x + y * y).sqrt();
+                        if len == 0.0 { 0.0 } else { x / len }
+                    },
+                );
+            }
+            "sin" | "cos" | "sin_cos" | "tan" | "atan" => {
+                // Angles of a game: a few turns either way.
+                let inp = Inputs::new(9, |r| (r.raw_in(-8, 8), 0, 0));
+                match op {
+                    "sin" => op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.sin(),
+                        pinned(|x, _, _| x.sin()),
+                        |x, _, _| x.sin(),
+                    ),
+                    "cos" => op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.cos(),
+                        pinned(|x, _, _| x.cos()),
+                        |x, _, _| x.cos(),
+                    ),
+                    "sin_cos" => op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| {
+                            let (s, c) = x.sin_cos();
+                            s + c
+                        },
+                        pinned(|x, _, _| {
+                            let (s, c) = x.sin_cos();
+                            s + c
+                        }),
+                        |x, _, _| {
+                            let (s, c) = x.sin_cos();
+                            s + c
+                        },
+                    ),
+                    "tan" => op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.tan(),
+                        pinned(|x, _, _| x.tan()),
+                        |x, _, _| x.tan(),
+                    ),
+                    _ => op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.atan(),
+                        pinned(|x, _, _| x.atan()),
+                        |x, _, _| x.atan(),
+                    ),
+                }
+            }
+            "atan2" => {
+                let inp = Inputs::new(10, |r| (r.raw_in(-100, 100), r.raw_in(-100, 100), 0));
+                op3(
+                    b,
+                    op,
+                    &inp,
+                    |y, x, _| y.atan2(x),
+                    pinned(|y, x, _| y.atan2(x)),
+                    |y, x, _| y.atan2(x),
+                );
+            }
+            "asin" | "acos" => {
+                let inp = Inputs::new(11, |r| (r.raw_in(-1, 1), 0, 0));
+                if op == "asin" {
+                    op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.asin(),
+                        pinned(|x, _, _| x.asin()),
+                        |x, _, _| x.asin(),
+                    );
+                } else {
+                    op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.acos(),
+                        pinned(|x, _, _| x.acos()),
+                        |x, _, _| x.acos(),
+                    );
+                }
+            }
+            "floor" | "ceil" | "round" | "trunc" | "signum" => {
+                let inp = Inputs::new(12, |r| (r.raw_in(-1000, 1000), 0, 0));
+                match op {
+                    "floor" => op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.floor(),
+                        i16f16(|x, _, _| x.floor()),
+                        |x, _, _| x.floor(),
+                    ),
+                    "ceil" => op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.ceil(),
+                        i16f16(|x, _, _| x.ceil()),
+                        |x, _, _| x.ceil(),
+                    ),
+                    "round" => op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.round(),
+                        i16f16(|x, _, _| x.round_ties_even()),
+                        |x, _, _| x.round_ties_even(),
+                    ),
+                    "trunc" => op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.trunc(),
+                        i16f16(|x, _, _| x.int()),
+                        |x, _, _| x.trunc(),
+                    ),
+                    _ => op3(
+                        b,
+                        op,
+                        &inp,
+                        |x, _, _| x.signum(),
+                        i16f16(|x, _, _| x.signum()),
+                        |x, _, _| x.signum(),
+                    ),
+                }
+            }
+            "fract" => {
+                let inp = Inputs::new(13, |r| (r.raw_in(-1000, 1000), 0, 0));
+                op3(
+                    b,
+                    op,
+                    &inp,
+                    |x, _, _| x.fract(),
+                    pinned(|x, _, _| x.fract()),
+                    |x, _, _| x.fract(),
+                );
+            }
+            "rem_euclid" => {
+                let inp = Inputs::new(14, |r| (r.raw_in(-1000, 1000), r.raw_in(1, 100), 0));
+                op3(
+                    b,
+                    op,
+                    &inp,
+                    |x, y, _| x.rem_euclid(y),
+                    pinned(|x, y, _| x.rem_euclid(y)),
+                    |x, y, _| x.rem_euclid(y),
                 );
             }
             _ => {}

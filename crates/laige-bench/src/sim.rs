@@ -12,7 +12,8 @@
 //!   same per-entity functions over a `Vec` of structs. The three are
 //!   measured interleaved, sample by sample, in one run.
 //! - `sim.workload.<backend>.<n>.loop_vs_hecs` / `loop_vs_vec`: the ratios
-//!   of the medians.
+//!   of the medians. `sim.workload.<n>.fx_vs_fp`: the `loop` median on
+//!   `Fpx16_16` over the one on `Fp32Pinned`, in the same run.
 //! - `sim.profiler.overhead_pct`: one 10k-entity `Fpx16_16` loop, ticks
 //!   alternating between its profiler enabled and disabled (same world,
 //!   same data): the median paired difference over the median disabled
@@ -49,12 +50,17 @@ pub fn run(b: &mut Bench) {
         }
         let samples = b.scaled(samples).max(3);
         let name = format!("sim.workload.fx.{label}");
-        if b.wants(&name) {
-            workload_side_by_side::<Fpx16_16>(b, &name, n, samples);
-        }
+        let fx = b
+            .wants(&name)
+            .then(|| workload_side_by_side::<Fpx16_16>(b, &name, n, samples));
         let name = format!("sim.workload.fp.{label}");
-        if b.wants(&name) {
-            workload_side_by_side::<Fp32Pinned>(b, &name, n, samples);
+        let fp = b
+            .wants(&name)
+            .then(|| workload_side_by_side::<Fp32Pinned>(b, &name, n, samples));
+        if let (Some(fx), Some(fp)) = (fx, fp) {
+            // The price of the bit-exact backend over the float one, in
+            // the same run.
+            b.ratio(&format!("sim.workload.{label}.fx_vs_fp"), fx, fp);
         }
     }
     if b.wants("sim.profiler") {
@@ -146,7 +152,7 @@ fn workload_side_by_side<S: SimScalar + StateHash>(
     name: &str,
     n: u32,
     samples: usize,
-) {
+) -> f64 {
     let config = WorkloadConfig {
         entities: n,
         ..WorkloadConfig::default()
@@ -179,6 +185,7 @@ fn workload_side_by_side<S: SimScalar + StateHash>(
     b.record(&format!("{name}.loop_p99_ms"), stats[0].p99 / 1e6, "ms");
     b.ratio(&format!("{name}.loop_vs_hecs"), l, h);
     b.ratio(&format!("{name}.loop_vs_vec"), l, v);
+    l
 }
 
 fn profiler_overhead(b: &mut Bench) {

@@ -33,6 +33,6 @@ mod rate_grid;
 
 pub use error::{Error, ErrorCode, Result};
 pub use event_id::EventId;
-pub use math::{Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};
+pub use math::{BinaryAngle, Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};
 pub use panic::panic_message;
 pub use rate_grid::{Alpha, NANOS_PER_SEC, RateGrid};

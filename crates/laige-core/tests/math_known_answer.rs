@@ -6,9 +6,9 @@
 //!
 //! If a change of results is intended (a spec change), it breaks every
 //! recorded replay: update the constants only together with a note in
-//! `docs/api/math.md` and the replay format version.
+//! the `laige_core::math` module docs and the replay format version.
 
-use laige_core::{Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};
+use laige_core::{BinaryAngle, Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};
 
 /// Expected hash of the sequence on `Fpx16_16` (bit-exact everywhere).
 const FIXED_HASH: u64 = 0x0200_cbec_f5b9_1a72;
@@ -16,6 +16,13 @@ const FIXED_HASH: u64 = 0x0200_cbec_f5b9_1a72;
 /// platform/ISA; IEEE basic ops and sqrt are correctly rounded, so it is
 /// expected to hold on every IEEE target without FMA contraction).
 const PINNED_HASH: u64 = 0xd2fc_f4cf_459d_5894;
+
+/// Expected hash of the game-ops sequence (trigonometry, rounding,
+/// binary angles) on `Fpx16_16`.
+const GAME_OPS_FIXED_HASH: u64 = 0xce99_e7b2_b367_82bd;
+/// Expected hash of the game-ops sequence on `Fp32Pinned` (pure-Rust
+/// `libm`: the same on every IEEE target).
+const GAME_OPS_PINNED_HASH: u64 = 0xf59d_6f52_52f1_c779;
 
 const TICKS: u32 = 4096;
 const SEED: u64 = 0x1A16_E5EE_D000_0001;
@@ -142,6 +149,61 @@ fn sequence<S: SimScalar>() -> u64 {
         h.v3(w.normalize_wide());
     }
     h.0
+}
+
+/// The game ops (trigonometry, rounding and integer conversion, binary
+/// angles) over the same kind of seeded inputs: small, world-scale (up to
+/// ±32768 rad) and saturating arguments.
+fn game_ops_sequence<S: SimScalar>() -> u64 {
+    let mut rng = SplitMix64(SEED ^ 0x7A16);
+    let mut h = Fnv1a(0xCBF2_9CE4_8422_2325);
+    let mut heading = BinaryAngle::ZERO;
+    for _ in 0..TICKS {
+        let (a, b) = (rng.scalar::<S>(), rng.scalar::<S>());
+        let unit = S::from_ratio(rng.int(1100), 1000); // asin/acos domain and a bit beyond
+        let (s, c) = a.sin_cos();
+        for v in [
+            a.sin(),
+            a.cos(),
+            s,
+            c,
+            a.tan(),
+            a.atan2(b),
+            a.atan(),
+            unit.asin(),
+            unit.acos(),
+            a.floor(),
+            a.ceil(),
+            a.round(),
+            a.trunc(),
+            a.fract(),
+            a.rem_euclid(b),
+            a.rem_euclid(S::TAU),
+            a.signum(),
+            S::PI * a,
+            S::FRAC_PI_2 + b,
+        ] {
+            h.s(v);
+        }
+        h.word(a.to_i32_floor() as u32);
+        h.word(a.to_i32_ceil() as u32);
+        heading += BinaryAngle::from_radians(a);
+        h.word(heading.to_bits());
+        h.s(heading.to_radians::<S>());
+        h.s(heading.to_radians::<S>().sin());
+    }
+    h.0
+}
+
+#[test]
+fn game_ops_sequences_match_the_committed_hashes() {
+    let fixed = game_ops_sequence::<Fpx16_16>();
+    let pinned = game_ops_sequence::<Fp32Pinned>();
+    assert_eq!(
+        (fixed, pinned),
+        (GAME_OPS_FIXED_HASH, GAME_OPS_PINNED_HASH),
+        "game-ops known-answer hashes changed: {fixed:#018x}, {pinned:#018x}"
+    );
 }
 
 #[test]

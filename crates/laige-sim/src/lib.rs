@@ -87,6 +87,7 @@ mod guardrails;
 pub mod input;
 mod profiler;
 pub mod replay;
+mod rng;
 mod state_hash;
 mod system;
 
@@ -111,6 +112,7 @@ pub use profiler::{
     DEFAULT_MAX_SYSTEMS, DEFAULT_RING_CAPACITY, MAX_RING_CAPACITY, MAX_SYSTEM_SLOTS, Profiler,
     ProfilerConfig, SampleSummary,
 };
+pub use rng::SimRng;
 pub use state_hash::{FNV1A64_OFFSET, FNV1A64_PRIME, StateHash, StateHasher, hash_of};
 pub use system::{SystemContext, SystemSchedule};
 pub use world::{World, WorldConfig};

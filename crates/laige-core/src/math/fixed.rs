@@ -8,7 +8,7 @@ use super::isqrt::isqrt_round_u64;
 
 /// A Q16.16 fixed-point number: an `i32` raw value, value = raw / 2^16.
 ///
-/// The default deterministic backend (ADR 0002): every operation is integer
+/// The default deterministic backend: every operation is integer
 /// arithmetic defined for every input, so results are bit-identical on
 /// every build, platform, ISA and compiler. No operation panics, in debug or
 /// release, for any input.
@@ -200,7 +200,7 @@ impl Fpx16_16 {
     /// value nearest to any real part of the result).
     #[inline]
     #[must_use]
-    pub const fn sqrt(self) -> Self {
+    pub fn sqrt(self) -> Self {
         if self.0 <= 0 {
             return Self::ZERO;
         }

@@ -6,11 +6,35 @@
 //! would need `n = s² + s + 1/4`, which is not an integer, so "nearest" is
 //! unambiguous and ties-to-even never has to decide.
 
+/// `floor(sqrt(n))` for a `u64`, seeded by the hardware's binary64
+/// square root and then corrected exactly in integers.
+///
+/// IEEE 754 requires `sqrt` to be correctly rounded, and `n as f64` is
+/// within a relative `2^−53` of `n`, so the seed is within `2^−20` of the
+/// exact root: its truncation is `floor(sqrt(n))` or one of its two
+/// neighbours. The two integer comparisons below move it to exactly
+/// `floor(sqrt(n))` — the integers, not the float, decide the result, so
+/// the bits are the same on every platform (the exhaustive `sqrt` test
+/// and `isqrt`'s tests against `u64::isqrt` prove it).
+#[inline]
+#[must_use]
+pub(crate) fn isqrt_floor_u64(n: u64) -> u64 {
+    let mut s = ((n as f64).sqrt() as u64).min(u32::MAX as u64);
+    // s <= 2^32 − 1, so s² fits in u64.
+    if s * s > n {
+        s -= 1;
+    } else if n - s * s > 2 * s {
+        // (s + 1)² <= n, written without overflow.
+        s += 1;
+    }
+    s
+}
+
 /// `round(sqrt(n))` for a `u64` (result `<= 2^32`).
 #[inline]
 #[must_use]
-pub(crate) const fn isqrt_round_u64(n: u64) -> u64 {
-    let s = n.isqrt();
+pub(crate) fn isqrt_round_u64(n: u64) -> u64 {
+    let s = isqrt_floor_u64(n);
     // s² <= n, so the subtraction cannot underflow.
     if n - s * s > s { s + 1 } else { s }
 }
@@ -18,7 +42,7 @@ pub(crate) const fn isqrt_round_u64(n: u64) -> u64 {
 /// `round(sqrt(n))` for a `u128` (result `<= 2^64`).
 #[inline]
 #[must_use]
-pub(crate) const fn isqrt_round_u128(n: u128) -> u128 {
+pub(crate) fn isqrt_round_u128(n: u128) -> u128 {
     if n <= u64::MAX as u128 {
         return isqrt_round_u64(n as u64) as u128;
     }
@@ -35,6 +59,32 @@ mod tests {
         let four_n = 4 * n;
         let lo_ok = r == 0 || (2 * r - 1) * (2 * r - 1) < four_n;
         lo_ok && four_n < (2 * r + 1) * (2 * r + 1)
+    }
+
+    #[test]
+    fn the_seeded_floor_root_is_exact() {
+        let mut samples: Vec<u64> =
+            vec![0, 1, 2, 3, u64::MAX, u64::MAX - 1, 1 << 52, (1 << 53) + 1];
+        for s in [1u64, 3, 1 << 20, (1 << 26) + 1, (1 << 32) - 1, 94_906_265] {
+            samples.extend([
+                s * s - 1,
+                s * s,
+                s * s + 1,
+                s * s + 2 * s,
+                (s * s).wrapping_add(2 * s + 1),
+            ]);
+        }
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            samples.push(x);
+            samples.push(x >> (x % 64));
+        }
+        for n in samples {
+            assert_eq!(isqrt_floor_u64(n), n.isqrt(), "n = {n}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Deterministic simulation math: one op surface, two backends.
 //!
 //! Simulation code is written once, generic over a [`SimScalar`], and runs
-//! on the backend the game selects at init ([`MathBackend`], ADR 0002):
+//! on the backend the game selects at init ([`MathBackend`]):
 //!
 //! | Backend | Config id | Storage | Determinism scope |
 //! |---|---|---|---|
@@ -14,8 +14,8 @@
 //! into a multiply-add. Vectors ([`Vec2`], [`Vec3`]) are component-wise
 //! compositions of the scalar ops in a pinned order, so the same expression
 //! gives the same bits every time. The full contract (saturation table,
-//! tie cases, conversions, `length` vs `length_wide`) is in
-//! `docs/api/math.md`.
+//! tie cases, conversions, `length` vs `length_wide`, the game ops and
+//! their measured error bounds) follows the example below.
 //!
 //! ```
 //! use laige_core::{Fpx16_16, SimScalar, Vec2};
@@ -36,20 +36,28 @@
 //!
 //! Selecting the backend at init is one `match`, hidden in
 //! [`MathBackend::run`]: see [`BackendVisitor`].
+//!
+#![doc = include_str!("contract.md")]
 
+mod angle;
 mod backend;
 mod f32_bits;
 mod fixed;
 mod fixed_convert;
 mod fixed_text;
+mod fixed_trig;
 mod isqrt;
 mod pinned;
+mod pinned_trig;
+mod rounding;
 mod scalar;
+mod trig_tables;
 mod vec2;
 mod vec3;
 mod vec_ops;
 mod wide;
 
+pub use angle::BinaryAngle;
 pub use backend::{BackendVisitor, MathBackend};
 pub use fixed::Fpx16_16;
 pub use pinned::Fp32Pinned;

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
+use super::angle::BinaryAngle;
 use super::backend::MathBackend;
 use super::fixed::Fpx16_16;
 use super::pinned::Fp32Pinned;
@@ -158,68 +159,156 @@ pub trait SimScalar:
     /// nearest to the exact `c / |v|`, with `|v|` unsaturated; binary32: the
     /// plain `normalize`). The zero vector gives the zero vector.
     fn wide_normalize<const N: usize>(c: [Self; N]) -> [Self; N];
+
+    /// `π`, the backend's nearest value.
+    const PI: Self;
+    /// `2π`, the backend's nearest value.
+    const TAU: Self;
+    /// `π/2`, the backend's nearest value.
+    const FRAC_PI_2: Self;
+
+    /// The sine of `self` radians (Q16.16: integer-only, within 1 ulp of
+    /// the exact value for every input; binary32: `libm::sinf`, within 1
+    /// ulp). The measured bounds are on each backend's inherent op.
+    #[must_use]
+    fn sin(self) -> Self;
+    /// The cosine of `self` radians (bounds as [`sin`](Self::sin)).
+    #[must_use]
+    fn cos(self) -> Self;
+    /// `(sin, cos)`, bit-identical to the two calls.
+    #[must_use]
+    fn sin_cos(self) -> (Self, Self);
+    /// The tangent (Q16.16: saturated near the poles).
+    #[must_use]
+    fn tan(self) -> Self;
+    /// The angle of the point `(x, y) = (other, self)` in `[−π, π]`.
+    #[must_use]
+    fn atan2(self, other: Self) -> Self;
+    /// The arctangent, in `[−π/2, π/2]`.
+    #[must_use]
+    fn atan(self) -> Self;
+    /// The arcsine (Q16.16: input clamped to `[−1, 1]`; binary32: NaN
+    /// outside it).
+    #[must_use]
+    fn asin(self) -> Self;
+    /// The arccosine (clamped or NaN as [`asin`](Self::asin)).
+    #[must_use]
+    fn acos(self) -> Self;
+
+    /// The largest integer `<= self`.
+    #[must_use]
+    fn floor(self) -> Self;
+    /// The smallest integer `>= self` (Q16.16: saturated to `MAX`).
+    #[must_use]
+    fn ceil(self) -> Self;
+    /// The nearest integer, ties to even.
+    #[must_use]
+    fn round(self) -> Self;
+    /// The integer part, toward zero.
+    #[must_use]
+    fn trunc(self) -> Self;
+    /// `self − trunc(self)`.
+    #[must_use]
+    fn fract(self) -> Self;
+    /// The least non-negative remainder of `self / rhs` (Q16.16: 0 for
+    /// `rhs = 0`; binary32: NaN).
+    #[must_use]
+    fn rem_euclid(self, rhs: Self) -> Self;
+    /// The sign: `−1`, `1` (binary32: by the sign bit, NaN for NaN) or
+    /// Q16.16's `0` for zero.
+    #[must_use]
+    fn signum(self) -> Self;
+    /// `floor(self)` as an integer (binary32: saturated, NaN → 0).
+    fn to_i32_floor(self) -> i32;
+    /// `ceil(self)` as an integer (binary32: saturated, NaN → 0).
+    fn to_i32_ceil(self) -> i32;
+
+    /// The hook behind [`BinaryAngle::to_radians`]: the angle in radians in
+    /// `[−π, π)`, the nearest backend value.
+    fn radians_from_angle(a: BinaryAngle) -> Self;
+    /// The hook behind [`BinaryAngle::from_radians`]: the nearest `2^−32`
+    /// turn to `self` radians.
+    fn angle_from_radians(self) -> BinaryAngle;
+
+    /// The hook behind a seeded generator's `next_in(lo, hi)`: a value in
+    /// `[lo, hi)` from `below(n)`, the generator's unbiased uniform integer
+    /// in `0..n`. Q16.16: `lo + below(span)` on the raws, so every raw value
+    /// in the range is equally likely. Binary32: `lo + (hi − lo)·u` with
+    /// `u = below(2^24) / 2^24` (exact), redrawn in the rare case rounding
+    /// reaches `hi`. An empty range (`hi <= lo`), a NaN bound or an
+    /// infinite span gives `lo` without drawing.
+    fn uniform_in(lo: Self, hi: Self, below: impl FnMut(u64) -> u64) -> Self;
+}
+
+/// The `SimScalar` items that are the backend's inherent op of the same
+/// name and signature: one list for both backends.
+macro_rules! forward_to_inherent {
+    ($T:ty) => {
+        const ZERO: Self = <$T>::ZERO;
+        const ONE: Self = <$T>::ONE;
+        const PI: Self = <$T>::PI;
+        const TAU: Self = <$T>::TAU;
+        const FRAC_PI_2: Self = <$T>::FRAC_PI_2;
+        forward_to_inherent!(@fns
+            from_i32(v: i32) -> Self;
+            from_ratio(num: i32, den: i32) -> Self;
+        );
+        forward_to_inherent!(@methods
+            to_f32() -> f32;
+            sqrt() -> Self;
+            abs() -> Self;
+            min(other: Self) -> Self;
+            max(other: Self) -> Self;
+            clamp(lo: Self, hi: Self) -> Self;
+            lerp(b: Self, t: Self) -> Self;
+            is_nan() -> bool;
+            is_inf() -> bool;
+            is_finite() -> bool;
+            is_ordered(other: Self) -> bool;
+            sin() -> Self;
+            cos() -> Self;
+            sin_cos() -> (Self, Self);
+            tan() -> Self;
+            atan2(other: Self) -> Self;
+            atan() -> Self;
+            asin() -> Self;
+            acos() -> Self;
+            floor() -> Self;
+            ceil() -> Self;
+            round() -> Self;
+            trunc() -> Self;
+            fract() -> Self;
+            rem_euclid(rhs: Self) -> Self;
+            signum() -> Self;
+            to_i32_floor() -> i32;
+            to_i32_ceil() -> i32;
+        );
+    };
+    (@fns $($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        $(
+            #[inline]
+            fn $name($($arg: $ty),*) -> $ret {
+                Self::$name($($arg),*)
+            }
+        )*
+    };
+    (@methods $($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        $(
+            #[inline]
+            fn $name(self $(, $arg: $ty)*) -> $ret {
+                Self::$name(self $(, $arg)*)
+            }
+        )*
+    };
 }
 
 impl SimScalar for Fpx16_16 {
-    const ZERO: Self = Self::ZERO;
-    const ONE: Self = Self::ONE;
+    forward_to_inherent!(Fpx16_16);
     const BACKEND: MathBackend = MathBackend::FixedPoint16_16;
 
     #[inline]
-    fn from_i32(v: i32) -> Self {
-        Self::from_i32(v)
-    }
-    #[inline]
-    fn from_ratio(num: i32, den: i32) -> Self {
-        Self::from_ratio(num, den)
-    }
-    #[inline]
-    fn to_f32(self) -> f32 {
-        self.to_f32()
-    }
-    #[inline]
     fn to_hash_bits(self) -> u32 {
         self.to_raw() as u32
-    }
-    #[inline]
-    fn sqrt(self) -> Self {
-        self.sqrt()
-    }
-    #[inline]
-    fn abs(self) -> Self {
-        self.abs()
-    }
-    #[inline]
-    fn min(self, other: Self) -> Self {
-        Self::min(self, other)
-    }
-    #[inline]
-    fn max(self, other: Self) -> Self {
-        Self::max(self, other)
-    }
-    #[inline]
-    fn clamp(self, lo: Self, hi: Self) -> Self {
-        Self::clamp(self, lo, hi)
-    }
-    #[inline]
-    fn lerp(self, b: Self, t: Self) -> Self {
-        self.lerp(b, t)
-    }
-    #[inline]
-    fn is_nan(self) -> bool {
-        self.is_nan()
-    }
-    #[inline]
-    fn is_inf(self) -> bool {
-        self.is_inf()
-    }
-    #[inline]
-    fn is_finite(self) -> bool {
-        self.is_finite()
-    }
-    #[inline]
-    fn is_ordered(self, other: Self) -> bool {
-        self.is_ordered(other)
     }
     #[inline]
     fn wide_length<const N: usize>(c: [Self; N]) -> Self {
@@ -232,6 +321,23 @@ impl SimScalar for Fpx16_16 {
     #[inline]
     fn wide_normalize<const N: usize>(c: [Self; N]) -> [Self; N] {
         wide::normalize_wide(c)
+    }
+    #[inline]
+    fn radians_from_angle(a: BinaryAngle) -> Self {
+        a.to_fixed()
+    }
+    #[inline]
+    fn angle_from_radians(self) -> BinaryAngle {
+        BinaryAngle::from_fixed(self)
+    }
+    #[inline]
+    fn uniform_in(lo: Self, hi: Self, mut below: impl FnMut(u64) -> u64) -> Self {
+        let (lo, hi) = (lo.to_raw(), hi.to_raw());
+        if hi <= lo {
+            return Self::from_raw(lo);
+        }
+        let span = (i64::from(hi) - i64::from(lo)) as u64; // 1..2^32
+        Self::from_raw((i64::from(lo) + below(span).min(span - 1) as i64) as i32)
     }
 }
 
@@ -247,65 +353,12 @@ fn pinned_length<const N: usize>(c: [Fp32Pinned; N]) -> Fp32Pinned {
 }
 
 impl SimScalar for Fp32Pinned {
-    const ZERO: Self = Self::ZERO;
-    const ONE: Self = Self::ONE;
+    forward_to_inherent!(Fp32Pinned);
     const BACKEND: MathBackend = MathBackend::FloatPinned32;
 
     #[inline]
-    fn from_i32(v: i32) -> Self {
-        Self::from_i32(v)
-    }
-    #[inline]
-    fn from_ratio(num: i32, den: i32) -> Self {
-        Self::from_ratio(num, den)
-    }
-    #[inline]
-    fn to_f32(self) -> f32 {
-        self.to_f32()
-    }
-    #[inline]
     fn to_hash_bits(self) -> u32 {
         self.to_hash_bits()
-    }
-    #[inline]
-    fn sqrt(self) -> Self {
-        self.sqrt()
-    }
-    #[inline]
-    fn abs(self) -> Self {
-        self.abs()
-    }
-    #[inline]
-    fn min(self, other: Self) -> Self {
-        Self::min(self, other)
-    }
-    #[inline]
-    fn max(self, other: Self) -> Self {
-        Self::max(self, other)
-    }
-    #[inline]
-    fn clamp(self, lo: Self, hi: Self) -> Self {
-        Self::clamp(self, lo, hi)
-    }
-    #[inline]
-    fn lerp(self, b: Self, t: Self) -> Self {
-        self.lerp(b, t)
-    }
-    #[inline]
-    fn is_nan(self) -> bool {
-        self.is_nan()
-    }
-    #[inline]
-    fn is_inf(self) -> bool {
-        self.is_inf()
-    }
-    #[inline]
-    fn is_finite(self) -> bool {
-        self.is_finite()
-    }
-    #[inline]
-    fn is_ordered(self, other: Self) -> bool {
-        self.is_ordered(other)
     }
     #[inline]
     fn wide_length<const N: usize>(c: [Self; N]) -> Self {
@@ -326,6 +379,29 @@ impl SimScalar for Fp32Pinned {
             return [Self::ZERO; N];
         }
         c.map(|x| x / len)
+    }
+    #[inline]
+    fn radians_from_angle(a: BinaryAngle) -> Self {
+        a.to_pinned()
+    }
+    #[inline]
+    fn angle_from_radians(self) -> BinaryAngle {
+        BinaryAngle::from_pinned(self)
+    }
+    #[inline]
+    fn uniform_in(lo: Self, hi: Self, mut below: impl FnMut(u64) -> u64) -> Self {
+        let span = hi - lo;
+        if lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) || !span.is_finite() {
+            return lo;
+        }
+        loop {
+            // A 24-bit integer times 2^−24: exact.
+            let u = Self::from_f32(below(1 << 24).min((1 << 24) - 1) as f32 / 16_777_216.0);
+            let r = lo + span * u;
+            if r < hi {
+                return r;
+            }
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 use super::fixed::Fpx16_16;
 use super::pinned::Fp32Pinned;
 use super::scalar::SimScalar;
-use super::vec_ops::impl_vec_ops;
+use super::vec_ops::{impl_vec_methods, impl_vec_ops};
 
 /// A 3D vector of [`SimScalar`]s: a trivially copyable value type for dense
 /// sim state; `Default` is the zero vector.
@@ -117,21 +117,6 @@ impl<S: SimScalar> Vec3<S> {
         (self.x * self.x + self.y * self.y + self.z * self.z).sqrt()
     }
 
-    /// `self / length(self)` component-wise; a vector whose
-    /// [`length`](Self::length) is zero (the zero vector, and on Q16.16 also
-    /// vectors so short their squares round to zero) normalizes to the zero
-    /// vector — never NaN from a zero length. NaN/inf components propagate
-    /// per IEEE on binary32.
-    #[inline]
-    #[must_use]
-    pub fn normalize(self) -> Self {
-        let len = self.length();
-        if len == S::ZERO {
-            return Self::ZERO;
-        }
-        self / len
-    }
-
     /// The length through the wide path. Q16.16: `round(sqrt(x_raw² +
     /// y_raw² + z_raw²))` with the sum exact in 64 bits and one rounded integer
     /// square root — exact to the nearest 2^−16 for every vector, saturating
@@ -166,89 +151,10 @@ impl<S: SimScalar> Vec3<S> {
     pub fn distance_wide(self, other: Self) -> S {
         S::wide_distance(self.to_array(), other.to_array())
     }
-
-    /// The direction through the wide path. Q16.16: each component is the
-    /// Q16.16 value **nearest to the exact** `c / |v|`, with `|v| =
-    /// sqrt(x_raw² + y_raw² + z_raw²)` taken exactly (not saturated) — computed in
-    /// integers, no tie possible. Any non-zero vector, however short or
-    /// long, gets a unit direction to within half a raw step per component
-    /// (raw `(1, 1)` → `(0.70711, 0.70711)`). Only the zero vector gives the
-    /// zero vector. Binary32: [`normalize`](Self::normalize).
-    #[inline]
-    #[must_use]
-    pub fn normalize_wide(self) -> Self {
-        Self::from_array(S::wide_normalize(self.to_array()))
-    }
-
-    /// Component-wise [`SimScalar::clamp`] to `[lo, hi]`.
-    #[inline]
-    #[must_use]
-    pub fn clamp(self, lo: Self, hi: Self) -> Self {
-        Self {
-            x: self.x.clamp(lo.x, hi.x),
-            y: self.y.clamp(lo.y, hi.y),
-            z: self.z.clamp(lo.z, hi.z),
-        }
-    }
-
-    /// Exactly `self + (b − self) · t` component-wise (one sub, one mul,
-    /// one add per component; never fused).
-    #[inline]
-    #[must_use]
-    pub fn lerp(self, b: Self, t: S) -> Self {
-        self + (b - self) * t
-    }
-
-    /// Component-wise [`SimScalar::min`].
-    #[inline]
-    #[must_use]
-    pub fn min(self, other: Self) -> Self {
-        Self {
-            x: self.x.min(other.x),
-            y: self.y.min(other.y),
-            z: self.z.min(other.z),
-        }
-    }
-
-    /// Component-wise [`SimScalar::max`].
-    #[inline]
-    #[must_use]
-    pub fn max(self, other: Self) -> Self {
-        Self {
-            x: self.x.max(other.x),
-            y: self.y.max(other.y),
-            z: self.z.max(other.z),
-        }
-    }
-
-    /// Component-wise [`SimScalar::abs`].
-    #[inline]
-    #[must_use]
-    pub fn abs(self) -> Self {
-        Self {
-            x: self.x.abs(),
-            y: self.y.abs(),
-            z: self.z.abs(),
-        }
-    }
-
-    /// True when every component [`equals`](SimScalar::equals) (false if
-    /// any is NaN).
-    #[inline]
-    #[must_use]
-    pub fn equals(self, other: Self) -> bool {
-        self.x.equals(other.x) && self.y.equals(other.y) && self.z.equals(other.z)
-    }
-
-    /// `!equals`: true when any component differs or is NaN.
-    #[inline]
-    #[must_use]
-    pub fn not_equals(self, other: Self) -> bool {
-        !self.equals(other)
-    }
 }
 
 impl_vec_ops!(Vec3 { x, y, z });
+impl_vec_methods!(Vec3 { x, y, z });
 
 #[cfg(test)]
 mod tests {

@@ -151,3 +151,94 @@ macro_rules! impl_vec_ops {
 }
 
 pub(crate) use impl_vec_ops;
+
+/// Implements the methods whose bodies are the same for every vector type
+/// (one expression per component, in component order): `normalize`,
+/// `normalize_wide`, `clamp`, `lerp`, `min`, `max`, `abs`, `equals`,
+/// `not_equals`.
+macro_rules! impl_vec_methods {
+    ($Vec:ident { $($f:ident),+ }) => {
+        impl<S: SimScalar> $Vec<S> {
+            /// `self / length(self)` component-wise; a vector whose
+            /// [`length`](Self::length) is zero (the zero vector, and on
+            /// Q16.16 also vectors so short their squares round to zero)
+            /// normalizes to the zero vector — never NaN from a zero
+            /// length. NaN/inf components propagate per IEEE on binary32.
+            #[inline]
+            #[must_use]
+            pub fn normalize(self) -> Self {
+                let len = self.length();
+                if len == S::ZERO {
+                    return Self::ZERO;
+                }
+                self / len
+            }
+
+            /// The direction through the wide path. Q16.16: each component
+            /// is the Q16.16 value **nearest to the exact** `c / |v|`, with
+            /// `|v|` the exact root of the sum of squared raws (not
+            /// saturated) — computed in integers, no tie possible. Any
+            /// non-zero vector, however short or long, gets a unit
+            /// direction to within half a raw step per component (raw
+            /// `(1, 1)` → `(0.70711, 0.70711)`). Only the zero vector gives
+            /// the zero vector. Binary32: [`normalize`](Self::normalize).
+            #[inline]
+            #[must_use]
+            pub fn normalize_wide(self) -> Self {
+                Self::from_array(S::wide_normalize(self.to_array()))
+            }
+
+            /// Component-wise [`SimScalar::clamp`] to `[lo, hi]`.
+            #[inline]
+            #[must_use]
+            pub fn clamp(self, lo: Self, hi: Self) -> Self {
+                Self { $($f: self.$f.clamp(lo.$f, hi.$f)),+ }
+            }
+
+            /// Exactly `self + (b − self) · t` component-wise (one sub, one
+            /// mul, one add per component; never fused).
+            #[inline]
+            #[must_use]
+            pub fn lerp(self, b: Self, t: S) -> Self {
+                self + (b - self) * t
+            }
+
+            /// Component-wise [`SimScalar::min`].
+            #[inline]
+            #[must_use]
+            pub fn min(self, other: Self) -> Self {
+                Self { $($f: self.$f.min(other.$f)),+ }
+            }
+
+            /// Component-wise [`SimScalar::max`].
+            #[inline]
+            #[must_use]
+            pub fn max(self, other: Self) -> Self {
+                Self { $($f: self.$f.max(other.$f)),+ }
+            }
+
+            /// Component-wise [`SimScalar::abs`].
+            #[inline]
+            #[must_use]
+            pub fn abs(self) -> Self {
+                Self { $($f: self.$f.abs()),+ }
+            }
+
+            /// True when every component [`equals`](SimScalar::equals)
+            /// (false if any is NaN).
+            #[inline]
+            #[must_use]
+            pub fn equals(self, other: Self) -> bool {
+                true $(&& self.$f.equals(other.$f))+
+            }
+
+            /// `!equals`: true when any component differs or is NaN.
+            #[inline]
+            #[must_use]
+            pub fn not_equals(self, other: Self) -> bool {
+                !self.equals(other)
+            }
+        }
+    };
+}
+pub(crate) use impl_vec_methods;
