@@ -23,8 +23,8 @@ impl Fp32Pinned {
 
     /// The sine (`libm::sinf`, exact range reduction for every finite
     /// input). Measured over all 2^32 inputs against a binary64 reference
-    /// (`tests/math_trig_exhaustive.rs`): within 1 ulp (at most 0.5 ulp
-    /// plus the reference's own error on every input checked).
+    /// (`tests/math_trig_exhaustive.rs`): within 1 ulp (largest error
+    /// 0.5009 ulp over every finite input; NaN and `±inf` give NaN).
     #[inline]
     #[must_use]
     pub fn sin(self) -> Self {
@@ -47,7 +47,8 @@ impl Fp32Pinned {
         (Self::from_f32(s), Self::from_f32(c))
     }
 
-    /// The tangent (`libm::tanf`). Measured (every input): within 1 ulp.
+    /// The tangent (`libm::tanf`). Measured on 2^24 inputs spread over all
+    /// 2^32: within 1 ulp (largest error 0.88 ulp over tan, atan, asin, acos).
     #[inline]
     #[must_use]
     pub fn tan(self) -> Self {
@@ -56,22 +57,23 @@ impl Fp32Pinned {
 
     /// The angle of `(x, y) = (other, self)` in `[−π, π]` (`libm::atan2f`,
     /// IEEE special cases). Measured on 16M random pairs plus the edge
-    /// table: within 2 ulp.
+    /// table: within 2 ulp (largest error 1.43 ulp).
     #[inline]
     #[must_use]
     pub fn atan2(self, other: Self) -> Self {
         Self::from_f32(libm::atan2f(self.to_f32(), other.to_f32()))
     }
 
-    /// The arctangent (`libm::atanf`). Measured (every input): within 1 ulp.
+    /// The arctangent (`libm::atanf`). Measured on 2^24 inputs spread over all
+    /// 2^32: within 1 ulp (largest error 0.88 ulp over tan, atan, asin, acos).
     #[inline]
     #[must_use]
     pub fn atan(self) -> Self {
         Self::from_f32(libm::atanf(self.to_f32()))
     }
 
-    /// The arcsine (`libm::asinf`; NaN outside `[−1, 1]`). Measured (every
-    /// input): within 1 ulp.
+    /// The arcsine (`libm::asinf`; NaN outside `[−1, 1]`). Measured as
+    /// [`tan`](Self::tan).
     #[inline]
     #[must_use]
     pub fn asin(self) -> Self {
