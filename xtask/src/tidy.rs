@@ -168,20 +168,36 @@ fn idents(tokens: TokenStream, out: &mut Vec<(String, usize)>) {
 /// The names after `struct`, `enum`, `trait`, `type` and `union`.
 fn defined_type_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
     let mut after_keyword = false;
+    // After `enum Name`: the next brace group's top-level idents are the
+    // variants (`Space::World` is render's own name, not the sim's type).
+    let mut enum_body_next = false;
+    let mut last_keyword = String::new();
     for t in tokens {
         match t {
             TokenTree::Ident(i) => {
                 let name = i.to_string();
                 if after_keyword {
                     out.insert(name.clone());
+                    enum_body_next = last_keyword == "enum";
                 }
                 after_keyword = matches!(
                     name.as_str(),
                     "struct" | "enum" | "trait" | "type" | "union"
                 );
+                if after_keyword {
+                    last_keyword = name;
+                }
             }
             TokenTree::Group(g) => {
                 after_keyword = false;
+                if enum_body_next && g.delimiter() == proc_macro2::Delimiter::Brace {
+                    enum_body_next = false;
+                    for v in g.stream() {
+                        if let TokenTree::Ident(i) = v {
+                            out.insert(i.to_string());
+                        }
+                    }
+                }
                 defined_type_names(g.stream(), out);
             }
             TokenTree::Punct(_) | TokenTree::Literal(_) => after_keyword = false,
