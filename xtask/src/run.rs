@@ -131,7 +131,7 @@ pub fn test() -> anyhow::Result<()> {
     }
 
     // 5. detcheck: the full build matrix, both backends, known answers
-    //    (issue 7: CI runs the full matrix on every push).
+    //    (CI runs the full matrix on every push).
     println!("\n==> detcheck (full matrix)");
     if let Err(e) = crate::detcheck::run(&[]) {
         println!("<== detcheck: FAILED: {e:#}");

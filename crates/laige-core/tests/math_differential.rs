@@ -263,7 +263,7 @@ fn edge_table_all_pairs_match_the_reference() {
     assert_clean(&bad);
 }
 
-/// Every tie case of the spec, with the expected raw written out by hand
+/// Every tie case of the op table, with the expected raw written out by hand
 /// (and checked against the reference too).
 #[test]
 fn tie_table() {

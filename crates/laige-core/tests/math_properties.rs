@@ -1,4 +1,4 @@
-//! Property tests of the identities the spec states, asserting exactly what
+//! Property tests of the identities the op table states, asserting exactly what
 //! holds for each backend: total order, saturation without wrapping,
 //! normalize of zero, the lerp endpoints, commutativity, text round trip.
 

@@ -92,7 +92,7 @@ pub fn install<S: EngineScalar>(setup: &mut Setup<'_>, entities: u32) -> laige_e
     world.register_hashed_as::<Attractor<S>>("demo.attractor")?;
     world.register_hashed_as::<Spawner>("demo.spawner")?;
     // Storage for every sprite the demo can ever have, so a burst inside
-    // a tick allocates nothing (G-R1): the archetype's columns, and the
+    // a tick allocates nothing: the archetype's columns, and the
     // ECS's free list of entity ids — a despawn pushes onto it, so it is
     // grown once here by spawning and despawning the largest possible
     // swarm (at most `capacity` ids ever exist: a spawn reuses a freed

@@ -1,4 +1,4 @@
-//! The demo's ticks allocate nothing (G-R1), bursts included: this binary
+//! The demo's ticks allocate nothing, bursts included: this binary
 //! installs the counting allocator, so in a debug build the game loop
 //! checks every tick — a tick that allocated would panic the run
 //! (`AllocCheck::Panic`, the default).

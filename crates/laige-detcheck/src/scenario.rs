@@ -47,7 +47,7 @@ pub struct ScenarioConfig {
 pub const ENTITIES: u32 = 96;
 
 impl ScenarioConfig {
-    /// The full scenario: 100 000 ticks (issue 7: "at least 100k ticks"),
+    /// The full scenario: 100 000 ticks (long enough for rare paths to show),
     /// a checkpoint every 5 000.
     #[must_use]
     pub fn full() -> Self {

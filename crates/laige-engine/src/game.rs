@@ -90,8 +90,8 @@ pub trait Game {
         let _ = (event, control);
     }
 
-    /// Once per frame, before the frame's ticks (the spec's
-    /// `processInput`): progress output, scripted lifecycle changes.
+    /// Once per frame, before the frame's ticks (the place a classic game
+    /// loop processes input): progress output, scripted lifecycle changes.
     /// Default: nothing.
     fn on_frame(&mut self, world: &World, control: &mut Control) {
         let _ = (world, control);

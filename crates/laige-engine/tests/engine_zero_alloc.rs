@@ -2,7 +2,7 @@
 //! counting allocator installed, a window armed at frame 20 and read at
 //! frame 300 (from `Game::on_frame`, on the loop's thread) sees no
 //! allocation — frame callbacks, control requests, scripted input fed and
-//! delivered, the loop's frames and ticks (G-R1 checks each tick too),
+//! delivered, the loop's frames and ticks (the zero-allocation window checks each tick too),
 //! the profiler's records.
 
 use laige_engine::core::alloc_watch::{self, AllocCounts, CountingAlloc};

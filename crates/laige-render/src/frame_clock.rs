@@ -75,13 +75,13 @@ pub const MARGIN_GUARD_NS: i64 = 20_000;
 /// The smallest margin: below ~20 µs the wake-up latency alone exceeds it.
 pub const MIN_MARGIN_NS: i64 = 20_000;
 /// The largest margin: 250 µs is 1.7× the measured p99 timer overshoot of a
-/// plain sleep on the CI machines (145 µs, issue 5). Beyond it the delay is
+/// plain sleep on the CI machines (145 µs measured). Beyond it the delay is
 /// scheduling (run-queue wait on a loaded machine), which spinning cannot
 /// beat; the cap bounds the spin at 1.5 % of a core at 60 Hz even then
 /// (the budget is 2 %).
 pub const MAX_MARGIN_NS: i64 = 250_000;
 /// The margin before anything is learned: the measured p99 overshoot of a
-/// plain `thread::sleep` on the CI machines (145 µs, issue 5) plus the guard.
+/// plain `thread::sleep` on the CI machines (145 µs measured) plus the guard.
 pub const INITIAL_MARGIN_NS: i64 = 165_000;
 
 /// Configures a [`FrameClock`].

@@ -2,7 +2,7 @@
 //! RENDER THREAD (`RenderThread::spawn` + `SpriteStages`: the GL context
 //! released here, taken over in `on_start`, handed back in `on_stop`), with
 //! the pixels read back on the render thread before the present, checked
-//! exactly, and snapshotted. Prints the spec's machine line per case:
+//! exactly, and snapshotted. Prints one machine-readable line per case:
 //!
 //! `render-thread: kind=<lowrate|3000|slowed> frames=<n> rendered=<n> dropped=<n> pixel=ok status=ok`
 //!

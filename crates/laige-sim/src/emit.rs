@@ -5,7 +5,7 @@
 //! (`laige_core::event!` / `laige_core::diag::report`): at most one event
 //! per (subsystem, event, severity) per window, suppressed occurrences
 //! counted for the shutdown summary, emission suspended from the
-//! allocation watch (an in-tick degradation logs without tripping G-R1).
+//! allocation watch (an in-tick degradation logs without tripping the zero-allocation check).
 
 use laige_core::{Error, diag, event};
 
@@ -59,7 +59,7 @@ pub(crate) fn despawn_budget_exceeded(frame: u64, despawns: u32, budget: u32) {
 #[cold]
 #[cfg_attr(
     not(debug_assertions),
-    expect(dead_code, reason = "the G-R1 check is debug-only")
+    expect(dead_code, reason = "the zero-allocation check is debug-only")
 )]
 pub(crate) fn sim_tick_allocation(tick: u64, allocs: u64, site: &str) {
     event!(Error, events::SIM_TICK_ALLOCATION, tick, allocs, site);

@@ -134,5 +134,5 @@ pub const PROFILER_CONFIG_INVALID: EventId = EventId::new("profiler", "config_in
 pub const WORKLOAD_CONFIG_INVALID: EventId = EventId::new("workload", "config_invalid");
 
 /// `alloc/sim_tick_allocation` (Error): a completed tick allocated (debug
-/// builds, G-R1); fields `tick`, `allocs`, `site`.
+/// builds: the tick path allocates nothing); fields `tick`, `allocs`, `site`.
 pub const SIM_TICK_ALLOCATION: EventId = EventId::new("alloc", "sim_tick_allocation");

@@ -1,4 +1,4 @@
-//! Per-frame entity churn guardrails (G-R3 spawns, G-R4 despawns).
+//! Per-frame entity churn guardrails (spawns and despawns per frame).
 //!
 //! Every spawn and despawn that goes through [`World`](crate::World) or a
 //! [`SystemContext`](crate::SystemContext) is counted against a per-frame

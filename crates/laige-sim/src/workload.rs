@@ -1,4 +1,4 @@
-//! The reference workload: the sim budget's yardstick (M1-ECS-07), shared
+//! The reference workload: the sim budget's yardstick, shared
 //! by the tests, the bench, the engine and the demo.
 //!
 //! `n` entities, each with a [`Position`], a [`PrevPosition`] and a

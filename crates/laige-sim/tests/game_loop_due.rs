@@ -1,5 +1,5 @@
 //! The exact integer due computation through the loop: ExactTicksOverTenSeconds,
-//! Caffeine's 3600-frame no-drift criterion, irregular frame steps.
+//! the 3600-frame no-drift criterion (60.000 s ± 0.001 s), irregular frame steps.
 
 use laige_core::RateGrid;
 use laige_core::clock::SyntheticClock;
@@ -54,7 +54,7 @@ fn exact_ticks_over_ten_seconds() {
     assert_eq!(game.current_tick(), 600);
     assert_eq!(game.stats().frames, 10_001);
 
-    // The contrast the spec names: a floating millisecond accumulator over
+    // The contrast: a floating millisecond accumulator over
     // the same 1 ms frames floors to 599.
     let (mut acc, mut float_ticks) = (0.0_f64, 0_u32);
     for _ in 0..10_000 {
@@ -108,7 +108,7 @@ fn every_rate_lands_exactly_on_its_count() {
 
 #[test]
 fn thirty_six_hundred_frames_are_sixty_seconds_without_drift() {
-    // Caffeine's acceptance criterion: 3600 frames of one fixed step each
+    // The acceptance criterion: 3600 frames of one fixed step each
     // accumulate 60.0 s ± 0.001. Frame k presents at ceil(k × 1e9 / 60) ns
     // (the exact 60 Hz grid), so each frame runs exactly one tick.
     let (mut game, clock) = counting_loop(60, 5);
@@ -126,7 +126,7 @@ fn thirty_six_hundred_frames_are_sixty_seconds_without_drift() {
     assert_eq!(game.current_tick(), 3600);
     assert_eq!(game.elapsed_sim_ns(), 60_000_000_000); // exactly, not ± 0.001
     let drift = game.elapsed_sim_ns().abs_diff(60_000_000_000);
-    assert!(drift <= 1_000_000, "within Caffeine's ± 0.001 s");
+    assert!(drift <= 1_000_000, "within ± 0.001 s");
     assert_eq!(game.frame_count(), 3601);
 }
 

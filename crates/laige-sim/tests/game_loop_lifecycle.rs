@@ -1,4 +1,4 @@
-//! The Caffeine lifecycle: Init → Running ⇄ Paused → Shutdown, pause
+//! The loop's lifecycle: Init → Running ⇄ Paused → Shutdown, pause
 //! semantics, single-step, frame hooks.
 
 use laige_core::ErrorCode;

@@ -2,7 +2,7 @@
 //! boundaries, delivery at the start of the right tick in (tick, time,
 //! sequence) order, late and paused events, overflow, and no allocation in
 //! steady state (this binary installs the counting allocator, so the
-//! loop's G-R1 window is live around every tick, delivery included).
+//! loop's zero-allocation window is live around every tick, delivery included).
 
 use std::sync::{Arc, Mutex};
 
@@ -32,7 +32,7 @@ type Seen = Arc<Mutex<Vec<(u64, u32, i64)>>>;
 /// A loop whose one system records `(ctx.tick(), action id, time)` of
 /// every action it is delivered, and checks the delivery order itself.
 fn recording_game(start_ns: i64) -> (GameLoop<SyntheticClock>, SyntheticClock, Seen) {
-    // Reserved so recording inside a tick does not allocate (G-R1 is live).
+    // Reserved so recording inside a tick does not allocate (the zero-allocation window is live).
     let seen: Seen = Arc::new(Mutex::new(Vec::with_capacity(256)));
     let sink = Arc::clone(&seen);
     let mut world = World::default();

@@ -1,4 +1,4 @@
-//! G-R1: the tick path allocates nothing (debug builds check every tick).
+//! The tick path allocates nothing (debug builds check every tick).
 //!
 //! This binary installs the counting allocator, so the loop's per-tick
 //! allocation window is live.
@@ -178,7 +178,7 @@ fn an_allocating_system_fails_the_debug_assertion_and_is_named() {
         .downcast_ref::<String>()
         .map(String::as_str)
         .unwrap_or_default();
-    assert!(message.contains("G-R1"), "{message}");
+    assert!(message.contains("zero-allocation rule broken"), "{message}");
     assert!(message.contains("scratch_pusher"), "{message}");
     let event = captured
         .iter()

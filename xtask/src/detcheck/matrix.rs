@@ -39,7 +39,7 @@ pub struct Build {
 }
 
 /// debug, release, opt-level 1 and s, target-cpu=native, with and without
-/// overflow checks (issue 7).
+/// overflow checks.
 pub const MATRIX: &[Build] = &[
     Build {
         name: "debug",

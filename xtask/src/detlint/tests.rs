@@ -150,7 +150,7 @@ fn floats_inside_macros_are_caught() {
 }
 
 /// A system the way game code registers one, reading the wall clock to
-/// scale its step: the lint must reject it (issue 7's "deliberate
+/// scale its step: the lint must reject it (a "deliberate
 /// non-determinism" proof).
 #[test]
 fn a_system_that_reads_the_wall_clock_is_caught() {

@@ -1,6 +1,6 @@
 //! The allocation watch: per-thread counting of heap traffic, to prove
 //! that hot paths (a tick, a frame, a publish) allocate nothing — the
-//! zero-allocation check of the game loop spec (M1-ALLOC-01, G-R1).
+//! zero-allocation check of the game loop (a tick must not allocate).
 //!
 //! - [`CountingAlloc`] wraps [`std::alloc::System`]; a binary or test opts
 //!   in with one `#[global_allocator]` line. [`is_installed`] says whether

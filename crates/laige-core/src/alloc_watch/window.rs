@@ -25,7 +25,7 @@ pub struct AllocCounts {
 
 impl AllocCounts {
     /// `allocs + reallocs`: the heap acquisitions the zero-allocation rule
-    /// (G-R1) forbids on a steady-state hot path.
+    /// (the zero-allocation rule) forbids on a steady-state hot path.
     #[must_use]
     pub const fn allocations(&self) -> u64 {
         self.allocs.saturating_add(self.reallocs)

@@ -19,8 +19,8 @@ use crate::{Error, EventId, Result};
 
 /// The default rate-limit window: at most one event per key per second.
 ///
-/// From the specs' logging facade (LOG-004, "the facade's per-second window
-/// suppresses repeats"): a sustained overload logs once per second per key,
+/// The logging facade's rule: a per-second window suppresses repeats, so a
+/// sustained overload logs once per second per key,
 /// plus the `rate_limited` summary at shutdown.
 pub const DEFAULT_RATE_WINDOW: Duration = Duration::from_secs(1);
 

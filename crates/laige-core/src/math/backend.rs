@@ -14,7 +14,7 @@ use crate::Error;
 const ACCEPTED_IDS: &str = "\"fixed_point_16_16\" (default) or \"float_pinned_32\"";
 
 /// The deterministic math backend of an engine or zone, chosen once at init
-/// from config (`determinism.math`, ADR 0002). It is part of replay
+/// from config (`determinism.math`). It is part of replay
 /// identity: replay = inputs + seed + math backend + config hash, and a
 /// replay never crosses backends.
 ///

@@ -23,13 +23,13 @@ use super::vec_ops::{impl_vec_methods, impl_vec_ops};
 /// | [`clamp`](Self::clamp) | component-wise scalar clamp |
 /// | [`equals`](Self::equals) / [`not_equals`](Self::not_equals) | all / any component |
 ///
-/// **Plain vs wide (Q16.16).** `length`/`normalize` are the spec's pinned
+/// **Plain vs wide (Q16.16).** `length`/`normalize` are the pinned
 /// expressions: the squares and the sum are *saturating Q16.16*, so they
 /// are exact only while `x² + y²` stays inside the Q16.16 range — about
 /// 181 units (`length((181, 0)) = 181`, `length((182, 0)) = sqrt(MAX) ≈
 /// 181.0193`) — and lose precision for vectors shorter than ~0.004 (their
 /// squares round to 0). Use them for local per-entity math that must match
-/// the spec bit for bit. For world-scale distances and directions call
+/// the op table bit for bit. For world-scale distances and directions call
 /// [`length_wide`](Self::length_wide), [`distance_wide`](Self::distance_wide)
 /// and [`normalize_wide`](Self::normalize_wide): the sum of squares is exact
 /// in 64 bits and rounded once by an integer square root, saturating only

@@ -2,7 +2,7 @@
 //! (Q32.32 in `u128`), one 64-bit integer square root rounded to nearest,
 //! saturating only when the true result exceeds `MAX`.
 //!
-//! Why: the spec's `length` squares and sums in saturating Q16.16, which
+//! Why: the plain `length` squares and sums in saturating Q16.16, which
 //! caps every vector longer than ~181 units; a ±32768-unit world outgrows
 //! that at once. These functions are the backing of `Vec2::length_wide`,
 //! `Vec2::distance_wide`, `Vec2::normalize_wide` (and the `Vec3` forms).

@@ -9,7 +9,7 @@
 //!
 //! Contract (game_loop.md): hooks run on the loop's thread inside the
 //! frame's budget — they must not block, and `on_tick` must not allocate
-//! (it runs inside the G-R1 allocation window). A panicking hook is caught
+//! (it runs inside the tick's zero-allocation window). A panicking hook is caught
 //! and turns the frame into a `loop/hook_panicked` error.
 
 use super::FrameInfo;

@@ -1,5 +1,5 @@
-//! The fixed-timestep [`GameLoop`] (game_loop.md, M1-LOOP-01; the Caffeine
-//! lifecycle).
+//! The fixed-timestep [`GameLoop`]: integer ticks on one exact grid and
+//! the lifecycle Init → Running ⇄ Paused → Shutdown.
 //!
 //! The loop separates two cadences: **presentation frames** — the caller
 //! calls [`frame`](GameLoop::frame) once per presented frame; a frame
@@ -43,14 +43,14 @@
 //! # Ownership: one live loop per world
 //!
 //! The loop **owns** the [`World`] and its [`SystemSchedule`]: a world can
-//! be inside at most one loop, so the spec's "two loops on one world
-//! double-tick the simulation" misuse cannot be written. Between frames the
+//! be inside at most one loop, so the misuse "two loops on one world
+//! double-tick the simulation" cannot be written. Between frames the
 //! caller reaches the world through [`world`](GameLoop::world) /
 //! [`world_mut`](GameLoop::world_mut) and takes it back with
 //! [`into_parts`](GameLoop::into_parts). Registering a system through
 //! `world_mut` makes the loop's schedule stale: frames then fail with
 //! `system/schedule_stale` until [`set_schedule`](GameLoop::set_schedule)
-//! installs a recomputed one (the spec's "recreate the loop").
+//! installs a recomputed one (recreating the loop's schedule).
 
 // det-allow-file(wall-clock): the loop reads its `MonotonicClock` (the one time door: the tick sequence is a pure function of the readings, game_loop.md "Determinism scope") and `SteadyClock` for profiler samples, which never enter sim state
 
@@ -340,7 +340,7 @@ impl<C: MonotonicClock> GameLoop<C> {
         }
     }
 
-    /// One tick inside (debug builds) the G-R1 allocation window.
+    /// One tick inside (debug builds) the zero-allocation window.
     fn run_one_tick<H: LoopHooks>(&mut self, hooks: &mut H, from_clock: bool) -> Result<()> {
         #[cfg(debug_assertions)]
         if self.options.alloc_check != AllocCheck::Off && alloc_watch::is_installed() {
@@ -378,7 +378,7 @@ impl<C: MonotonicClock> GameLoop<C> {
         Ok(tick)
     }
 
-    /// G-R1 violation: the Error event, then the configured failure.
+    /// A tick that allocated: the Error event, then the configured failure.
     #[cfg(debug_assertions)]
     #[cold]
     fn tick_allocated(&self, tick: u64, counts: &alloc_watch::AllocCounts) -> Result<()> {
@@ -387,8 +387,8 @@ impl<C: MonotonicClock> GameLoop<C> {
         emit::sim_tick_allocation(tick, allocs, site);
         match self.options.alloc_check {
             AllocCheck::Panic => panic!(
-                "G-R1: sim tick {tick} allocated {allocs} time(s); first site: {site} \
-                 (the tick path must not allocate; see docs/api/game_loop.md)"
+                "zero-allocation rule broken: sim tick {tick} allocated {allocs} time(s); first site: {site} \
+                 (the tick path must not allocate)"
             ),
             AllocCheck::Error | AllocCheck::Off => {
                 Err(Error::new(ErrorCode::Failed, events::SIM_TICK_ALLOCATION)

@@ -5,13 +5,13 @@ use laige_core::{Error, Result};
 use crate::{emit, events};
 
 /// Lowest accepted tick rate: 20 Hz (50 ms per tick — below this, input
-/// latency from a single tick becomes visible; PRD FR-1.1).
+/// latency from a single tick becomes visible).
 pub const MIN_TICK_RATE_HZ: u32 = 20;
 /// Highest accepted tick rate: 120 Hz (8.3 ms per tick — above this the
-/// per-tick budget cannot hold the reference workload; PRD FR-1.1).
+/// per-tick budget cannot hold the reference workload).
 pub const MAX_TICK_RATE_HZ: u32 = 120;
 /// Default tick rate: 60 Hz (the common display rate, so a 60 Hz display
-/// shows one tick per frame; PRD FR-1.1).
+/// shows one tick per frame).
 pub const DEFAULT_TICK_RATE_HZ: u32 = 60;
 /// Default catch-up bound: 5 ticks per frame (~83 ms of simulation at
 /// 60 Hz: a healthy 30 Hz machine runs 2 per frame and never drops; a
@@ -27,12 +27,12 @@ pub const DEFAULT_MAX_CATCH_UP_TICKS: u32 = 5;
 /// the backlog is dropped, counted and reported instead.
 pub const MAX_CATCH_UP_TICKS: u32 = 20;
 
-/// What the debug-build zero-allocation check (G-R1) does when a completed
+/// What the debug-build zero-allocation check (a completed tick must not allocate) does when a completed
 /// tick allocated. Release builds compile the check out whatever this says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AllocCheck {
     /// Emit `alloc/sim_tick_allocation` and fail a debug assertion (panic):
-    /// the developer assertion of the spec, and the default.
+    /// a developer assertion, and the default.
     #[default]
     Panic,
     /// Emit `alloc/sim_tick_allocation` and return an
@@ -59,7 +59,7 @@ pub struct GameLoopOptions {
     /// Most ticks one frame may run; the rest of a larger demand is dropped
     /// (counted and logged). Bounds per-frame work, not the rate.
     pub max_catch_up_ticks: u32,
-    /// The G-R1 zero-allocation check's failure mode (debug builds).
+    /// The zero-allocation check's failure mode (debug builds).
     pub alloc_check: AllocCheck,
 }
 
