@@ -15,6 +15,8 @@
 //! handle.advance_ns(16_666_667);
 //! assert_eq!(clock.now_ns(), 16_666_667);
 //! ```
+//!
+#![doc = include_str!("clock.md")]
 
 use std::sync::Arc;
 use std::sync::OnceLock;

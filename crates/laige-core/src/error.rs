@@ -75,6 +75,7 @@ impl fmt::Display for ErrorCode {
 ///
 /// The struct is one pointer wide, so `Result<T, Error>` stays small on the
 /// paths that return it.
+#[doc = include_str!("error.md")]
 pub struct Error {
     inner: Box<Inner>,
 }

@@ -14,7 +14,7 @@ usage: laige-demo [OPTIONS]
   --window               open a window (mouse: attractor; Space: pause;
                          S or Right: step; B/D: spawn/despawn a burst;
                          I: interpolation on/off; Esc or Q: quit)
-  --config FILE          load the engine config (TOML; see docs/api/engine.md)
+  --config FILE          load the engine config (TOML; see the laige-engine crate docs)
   --seconds N            run N seconds (headless default 5; windowed: until closed)
   --frames N             run exactly N frames instead
   --entities N           sprites at the start (default 10000)

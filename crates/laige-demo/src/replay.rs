@@ -1,5 +1,5 @@
 //! `--record FILE` and `--replay FILE`: the demo's runs as replays
-//! (`laige_sim::replay`, format in `docs/api/replay.md`).
+//! (`laige_sim::replay`, format in the `laige_sim::replay` docs).
 //!
 //! * [`Recording`] wraps the game: at the first frame it records the state
 //!   hash after setup (tick 0); after every completed tick it records the

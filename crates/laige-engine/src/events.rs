@@ -1,5 +1,5 @@
 //! Every event id laige-engine raises, in one place (the ids are part of
-//! the public contract: `docs/api/engine.md` lists when each fires).
+//! the public contract: the laige-engine crate docs lists when each fires).
 
 use laige_core::EventId;
 

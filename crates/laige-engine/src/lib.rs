@@ -53,11 +53,15 @@
 //! ```
 //!
 //! The contract (config keys, lifecycle, shutdown order, exit codes,
-//! events) is `docs/api/engine.md`; input is `docs/api/input.md`.
+//! events) is the laige-engine crate docs; input is the `laige_sim::input` docs.
 //!
 //! **Architecture invariant:** this is the only crate that depends on both
 //! laige-sim and laige-render; a game needs no other laige dependency (the
 //! parts are re-exported: [`core`], [`sim`], [`render`]).
+//!
+//!
+#![doc = include_str!("engine.md")]
+#![doc = include_str!("presentation.md")]
 
 // The module graph runs one way (each module uses only those above it):
 // events, interrupt, config → options, report → game → presenter →

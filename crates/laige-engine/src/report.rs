@@ -45,7 +45,7 @@ pub enum ExitReason {
 }
 
 impl ExitReason {
-    /// The process exit code (documented in `docs/api/engine.md`): 0 for
+    /// The process exit code (documented in the laige-engine crate docs): 0 for
     /// the normal ends, [`EXIT_SYSTEM_FAILED`] (3),
     /// [`EXIT_RENDER_FAILED`] (4), [`EXIT_INTERRUPTED`] (130).
     #[must_use]

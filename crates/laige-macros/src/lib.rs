@@ -11,7 +11,7 @@
 //! attribute): a field whose type does not implement `StateHash` — a raw
 //! `f32` or `f64` above all — is a compile error, which is the compile-time
 //! half of the "sim state is SimMath only" rule (the determinism lint is the
-//! other half). See `docs/api/world.md`, "State hash".
+//! other half). See the `laige_sim::World` docs, "State hash".
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};

@@ -41,7 +41,7 @@
 //! the pacer can still afford it, instead of at an arbitrary instant of
 //! the spin. It is the spin the `spin_sleep` crate uses, whose tail is the
 //! reference the pacing budget holds this one to. Measured figures are in
-//! `docs/api/frame_pipeline.md` (`cargo xtask bench`).
+//! the laige-render crate docs (`cargo xtask bench`).
 //!
 //! Timer slack (`prctl(PR_SET_TIMERSLACK)`) would shrink the overshoot
 //! further, but it changes a process-wide-visible property of the caller's

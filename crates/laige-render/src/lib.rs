@@ -41,7 +41,8 @@
 //! rt.shutdown()?;
 //! # Ok::<(), laige_core::Error>(())
 //! ```
-
+//!
+#![doc = include_str!("frame_pipeline.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod events;

@@ -2,7 +2,7 @@
 //!
 //! The ids are part of the public contract (tests, dashboards and the docs
 //! match on them): renaming one is a breaking change. Each id's page in
-//! `docs/api/` says when it fires, its severity and its fields.
+//! its doc comment says when it fires, its severity and its fields.
 
 use laige_core::EventId;
 

@@ -67,7 +67,7 @@
 //! ```
 //!
 //! Each module's contract (ranges, events, failure behaviour, threading,
-//! determinism scope) is in `docs/api/` (`game_loop.md`, `world.md`,
+//! determinism scope) is in the docs of each item (`GameLoop`, `World`,
 //! `profiler.md`; presentation is `presentation.md`).
 //!
 //! **Architecture invariant:** nothing in this crate reads wall-clock time

@@ -193,6 +193,7 @@ struct SystemSlot {
 /// are no-ops, summaries are empty): what a loop holds when none is
 /// attached.
 #[derive(Debug, Default)]
+#[doc = include_str!("profiler.md")]
 pub struct Profiler {
     enabled: bool,
     ticks: Ring,

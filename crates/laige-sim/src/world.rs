@@ -112,6 +112,7 @@ static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(1);
 ///
 /// Single owner: a `World` is `Send` (it can move to the thread that runs
 /// it) but not `Sync`; all access happens on the owner thread.
+#[doc = include_str!("world.md")]
 pub struct World {
     entities: Entities,
     id: u64,

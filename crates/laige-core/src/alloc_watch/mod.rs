@@ -19,7 +19,7 @@
 //!   the check.
 //!
 //! Cost with no window armed: one thread-local flag read per allocator
-//! call. The full contract is `docs/api/alloc_watch.md`.
+//! call. The full contract is the `laige_core::alloc_watch` docs.
 //!
 //! ```
 //! use laige_core::alloc_watch::{self, CountingAlloc};
@@ -40,6 +40,8 @@
 //!     drop(v);
 //! }
 //! ```
+//!
+#![doc = include_str!("contract.md")]
 
 mod allocator;
 mod window;

@@ -5,7 +5,7 @@
 //! structured event: an [`EventId`](crate::EventId) (`subsystem/event`), a
 //! [`Severity`] and named fields, emitted as an ordinary `tracing` event so
 //! any subscriber a game installs shows it. The contract, in short (the
-//! full page is `docs/api/diagnostics.md`):
+//! full page is the `laige_core::diag` docs):
 //!
 //! - **Emit** with [`event!`](crate::event!): `event!(Warn, TICK_DROPPED,
 //!   dropped = 8, total_dropped = 48)`. The event's fields start with
@@ -36,6 +36,8 @@
 //! let stats = diag::rate_stats(FRAME_DROPPED, Severity::Warn);
 //! assert_eq!(stats.emitted + stats.suppressed, 100);
 //! ```
+//!
+#![doc = include_str!("contract.md")]
 
 #[cfg(feature = "subscriber")]
 mod capture;

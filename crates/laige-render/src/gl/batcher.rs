@@ -354,6 +354,7 @@ struct Meta {
 /// # Ok::<(), laige_core::Error>(())
 /// ```
 #[derive(Debug, Default)]
+#[doc = include_str!("sprite_batcher.md")]
 pub struct SpriteBatcher {
     instances: Vec<SpriteInstance>,
     /// Per instance: what decides its batch and its place in the layer order.

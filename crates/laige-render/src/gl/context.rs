@@ -340,7 +340,7 @@ impl CurrentGlContext {
 
     /// Presents the frame. Windowed: swaps the window's buffers (blocks for
     /// the vertical blank when vsync is on — see the Wayland note in
-    /// `docs/api/gl_context.md`). Headless: `glFinish`, so the frame is
+    /// the `laige_render::gl` docs). Headless: `glFinish`, so the frame is
     /// complete in the framebuffer when this returns (the offscreen
     /// equivalent of a present).
     ///

@@ -28,7 +28,9 @@
 //! any thread and is `Send`, so it can cross to the render thread;
 //! [`CurrentGlContext`] is current on the thread that holds it, is not
 //! `Send`, and is the only way to reach the GL functions ([`CurrentGlContext::gl`]).
-//! The contract is in `docs/api/gl_context.md` and `docs/api/sprite_batcher.md`.
+//! The contract is in the `laige_render::gl` docs and the `SpriteBatcher` docs.
+//!
+#![doc = include_str!("context.md")]
 
 mod batcher;
 #[cfg(feature = "gl")]

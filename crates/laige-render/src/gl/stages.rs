@@ -125,7 +125,7 @@ enum State {
 /// The sprite pipeline as the render thread's stages: `batch` culls and
 /// builds the instances from the frame's [`Sprite`] payload, `submit` draws
 /// and presents; `on_start`/`on_stop` take the GL context over and hand it
-/// back. See `docs/api/sprite_batcher.md`.
+/// back. See the `SpriteBatcher` docs.
 ///
 /// ```
 /// use laige_render::gl::{

@@ -86,6 +86,7 @@ use lifecycle::{Transition, next_state};
 /// The fixed-timestep game loop over one owned [`World`] (see the module
 /// docs), generic over its clock (`SteadyClock` in games, `SyntheticClock`
 /// in tests and replays).
+#[doc = include_str!("contract.md")]
 pub struct GameLoop<C: MonotonicClock = SteadyClock> {
     world: World,
     schedule: SystemSchedule,

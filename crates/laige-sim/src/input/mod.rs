@@ -84,6 +84,8 @@
 //! `keys.rs` is the vocabulary (key codes, mouse buttons, points),
 //! `event.rs` the event and its stamp, `queue.rs` the bounded queue a world
 //! owns, `script.rs` the scripted source for headless runs.
+//!
+#![doc = include_str!("contract.md")]
 
 mod event;
 mod keys;

@@ -1,6 +1,6 @@
 //! The replay file format, version 1: the header ([`ReplayHeader`]) and
 //! the record framing. The byte layout is documented in
-//! `docs/api/replay.md`; this file is its single implementation.
+//! the `laige_sim::replay` docs; this file is its single implementation.
 
 use laige_core::{Error, ErrorCode, MathBackend, Result};
 

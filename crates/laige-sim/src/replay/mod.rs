@@ -25,7 +25,9 @@
 //!
 //! The module is generic over the input: a record holds bytes, and the
 //! game's input type implements [`ReplayInput`] to encode and decode them.
-//! The byte layout, versioning and every error are in `docs/api/replay.md`.
+//! The byte layout, versioning and every error are in the `laige_sim::replay` docs.
+//!
+#![doc = include_str!("contract.md")]
 
 mod crc32;
 mod format;

@@ -156,7 +156,7 @@ impl StateHasher {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not deterministic simulation state: it does not implement `StateHash`",
     label = "not hashable sim state",
-    note = "sim state is SimMath only: use `Fpx16_16`/`Fp32Pinned` (or integers) instead of raw `f32`/`f64`; see docs/api/world.md"
+    note = "sim state is SimMath only: use `Fpx16_16`/`Fp32Pinned` (or integers) instead of raw `f32`/`f64`; see the laige_sim::World docs"
 )]
 pub trait StateHash {
     /// Feeds this value's canonical encoding into `hasher`.
