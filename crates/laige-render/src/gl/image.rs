@@ -167,23 +167,40 @@ impl Image {
 }
 
 /// The size rule of every image (unreported: the caller reports once).
-fn check_size(width: u32, height: u32, len: usize) -> std::result::Result<(), Error> {
-    for (field, v) in [("width", width), ("height", height)] {
-        if v == 0 || v > MAX_IMAGE_SIDE {
+fn check_size(width: u32, height: u32, len: usize) -> Result<()> {
+    check_rgba_size(
+        IMAGE_INVALID,
+        (width, height, MAX_IMAGE_SIDE, " texels"),
+        ("texels.len()", len),
+    )
+}
+
+/// The size rule of a block of RGBA8 texels, for images and GL textures
+/// alike (unreported: the caller reports once): each side in `1..=max`
+/// (`limit` says what the bound is), and the block (`field`, `len` bytes)
+/// exactly `width × height × 4` bytes. Errors carry `id`.
+pub(super) fn check_rgba_size(
+    id: EventId,
+    (width, height, max, limit): (u32, u32, u32, &str),
+    (field, len): (&'static str, usize),
+) -> Result<()> {
+    for (side, v) in [("width", width), ("height", height)] {
+        if v == 0 || v > max {
             return Err(Error::invalid_argument(
-                IMAGE_INVALID,
-                field,
+                id,
+                side,
                 v,
-                format!("1..={MAX_IMAGE_SIDE} texels"),
+                format!("1..={max}{limit}"),
             ));
         }
     }
-    // Both sides ≤ 8192: the product fits any usize of 32 bits or more.
-    let expected = width as usize * height as usize * 4;
-    if len != expected {
+    // Both sides ≤ max ≤ u32::MAX: the product is taken in u64 and fits the
+    // comparison without overflow.
+    let expected = u64::from(width) * u64::from(height) * 4;
+    if u64::try_from(len) != Ok(expected) {
         return Err(Error::invalid_argument(
-            IMAGE_INVALID,
-            "texels.len()",
+            id,
+            field,
             len,
             format!("width × height × 4 = {expected} bytes"),
         ));

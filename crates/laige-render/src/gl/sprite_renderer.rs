@@ -359,27 +359,16 @@ impl SpriteRenderer {
         options: TextureOptions,
     ) -> Result<glow::NativeTexture> {
         // Validation errors come back unreported: the caller reports once.
-        let max = self.max_texture_size;
-        for (field, v) in [("width", width), ("height", height)] {
-            if v == 0 || v > max {
-                return Err(Error::invalid_argument(
-                    TEXTURE_INVALID,
-                    field,
-                    v,
-                    format!("1..={max} (the driver's GL_MAX_TEXTURE_SIZE)"),
-                ));
-            }
-        }
-        // Both ≤ MAX_TEXTURE_SIZE (≤ 2^15 on any driver): no overflow.
-        let expected = width as usize * height as usize * 4;
-        if rgba.len() != expected {
-            return Err(Error::invalid_argument(
-                TEXTURE_INVALID,
-                "rgba.len()",
-                rgba.len(),
-                format!("width × height × 4 = {expected} bytes"),
-            ));
-        }
+        super::image::check_rgba_size(
+            TEXTURE_INVALID,
+            (
+                width,
+                height,
+                self.max_texture_size,
+                " (the driver's GL_MAX_TEXTURE_SIZE)",
+            ),
+            ("rgba.len()", rgba.len()),
+        )?;
         let filter = match options.filter {
             TextureFilter::Nearest => glow::NEAREST,
             TextureFilter::Linear => glow::LINEAR,
