@@ -62,7 +62,8 @@ pub fn is_requested() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-/// Takes the flag down (a run does this when it starts, so an interrupt
+/// Takes the flag down (a run does this as it installs the handler, before
+/// anything slow, so an interrupt
 /// that ended an earlier run does not end the next one).
 pub fn clear() {
     INTERRUPTED.store(false, Ordering::SeqCst);

@@ -135,6 +135,11 @@ impl<C: MonotonicClock> Session<C> {
         clock: C,
     ) -> Result<Self> {
         if options.handle_ctrl_c {
+            // An interrupt that ended an earlier run must not end this one;
+            // from here on every interrupt counts, including one that
+            // arrives while the GL context and the render thread are made
+            // (the flag is never cleared again before the run ends).
+            crate::interrupt::clear();
             crate::interrupt::install_handler()?;
         }
         let schedule = world.schedule_systems();
@@ -168,10 +173,6 @@ impl<C: MonotonicClock> Session<C> {
     pub(crate) fn start(&mut self, plan: RunPlan) -> Result<()> {
         self.plan = plan;
         let (mode, frame_rate_hz) = (plan.mode, plan.frame_rate_hz);
-        if self.handle_ctrl_c {
-            // An interrupt that ended an earlier run must not end this one.
-            crate::interrupt::clear();
-        }
         self.started_wall = SteadyClock.now_ns();
         self.game_loop.start()?;
         event!(
@@ -587,9 +588,15 @@ mod tests {
     }
 
     fn session_with(limit: RunLimit) -> (Session<SyntheticClock>, SyntheticClock) {
+        let (mut s, clock) = unstarted(false);
+        s.start(plan(limit)).unwrap();
+        (s, clock)
+    }
+
+    fn unstarted(handle_ctrl_c: bool) -> (Session<SyntheticClock>, SyntheticClock) {
         let config = EngineConfig::default();
         let options = EngineOptions {
-            handle_ctrl_c: false,
+            handle_ctrl_c,
             ..EngineOptions::default()
         };
         let mut world =
@@ -605,8 +612,25 @@ mod tests {
             clock.clone(),
         )
         .unwrap();
-        s.start(plan(limit)).unwrap();
         (s, clock)
+    }
+
+    /// The only test in this binary that raises the process-wide interrupt
+    /// flag (every other session here has `handle_ctrl_c: false`).
+    #[test]
+    fn an_interrupt_between_handler_and_start_ends_the_run() {
+        let (mut s, _clock) = unstarted(true);
+        // Ctrl-C after the handler exists, before the run starts (while a
+        // real run makes its GL context and render thread).
+        crate::interrupt::request();
+        s.start(plan(RunLimit::Unlimited)).unwrap();
+        assert_eq!(s.next_frame(0), None);
+        assert!(matches!(s.exit, Some(ExitReason::Interrupted)));
+        // The next session starts clean.
+        let (mut t, _clock) = unstarted(true);
+        t.start(plan(RunLimit::Unlimited)).unwrap();
+        assert_eq!(t.next_frame(0), Some(1));
+        crate::interrupt::clear();
     }
 
     #[test]
