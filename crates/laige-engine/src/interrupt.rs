@@ -62,9 +62,9 @@ pub fn is_requested() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-/// Takes the flag down (a run does this as it installs the handler, before
-/// anything slow, so an interrupt
-/// that ended an earlier run does not end the next one).
+/// Takes the flag down. A run does this as it installs the handler, before
+/// anything slow, so an interrupt that ended an earlier run does not end
+/// the next one and an interrupt at any later instant is never lost.
 pub fn clear() {
     INTERRUPTED.store(false, Ordering::SeqCst);
 }

@@ -604,7 +604,7 @@ mod tests {
                 .unwrap();
         world.register_system("noop", 0, |_| Ok(())).unwrap();
         let clock = SyntheticClock::new(0);
-        let mut s = Session::new(
+        let s = Session::new(
             world,
             &config,
             &options,
