@@ -32,7 +32,7 @@
 // det-allow-file(wall-clock): the engine reads `SteadyClock` for the run report's wall times only (diagnostics, never sim state)
 
 use laige_core::clock::{MonotonicClock, SteadyClock};
-use laige_core::{Error, MathBackend, Result, event};
+use laige_core::{Error, ErrorCode, MathBackend, Result, event};
 use laige_render::gl::Sprite;
 use laige_render::{FrameDescriptor, FrameStats};
 use laige_sim::input::{InputEvent, InputKind};
@@ -234,7 +234,12 @@ impl<C: MonotonicClock> Session<C> {
         let k = self.frames + 1;
         self.refresh_control(presenter.presented());
         self.control.frame = k;
-        game.on_frame(self.game_loop.world(), &mut self.control);
+        let world = self.game_loop.world();
+        let control = &mut self.control;
+        if let Err(err) = catch_callback("on_frame", || game.on_frame(world, control)) {
+            self.fail_tick(err);
+            return false;
+        }
         self.apply(game, reading_ns);
         if self.exit.is_some() {
             return false;
@@ -255,6 +260,7 @@ impl<C: MonotonicClock> Session<C> {
             interpolate: self.interpolation,
         };
         let world = self.game_loop.world();
+        let mut callback_failed = None;
         let published = if self.plan.wait_for_render {
             presenter.wait_idle()
         } else {
@@ -265,10 +271,22 @@ impl<C: MonotonicClock> Session<C> {
                 // The frame's camera first: the renderer takes its view from
                 // it, so a view that changes every frame stays in step with
                 // the sprites it was computed with.
-                sprites.push(Sprite::camera(game.view(&self.view_config)));
-                game.present::<S>(world, sprites);
+                let view_config = &self.view_config;
+                let drawn = catch_callback("view", || game.view(view_config))
+                    .map(|view| sprites.push(Sprite::camera(view)))
+                    .and_then(|()| catch_callback("present", || game.present::<S>(world, sprites)));
+                if let Err(err) = drawn {
+                    // A half-built frame is not drawn: the frame goes out
+                    // empty and the run ends after it.
+                    sprites.clear();
+                    callback_failed = Some(err);
+                }
             })
         });
+        if let Some(err) = callback_failed {
+            self.fail_tick(err);
+            return false;
+        }
         if let Err(err) = published {
             self.exit = Some(ExitReason::RenderFailed(err));
             return false;
@@ -344,7 +362,11 @@ impl<C: MonotonicClock> Session<C> {
             kind,
         };
         self.refresh_control(presented);
-        game.on_input(&event, &mut self.control);
+        let control = &mut self.control;
+        if let Err(err) = catch_callback("on_input", || game.on_input(&event, control)) {
+            self.fail_tick(err);
+            return;
+        }
         self.apply(game, reading_ns);
     }
 
@@ -486,6 +508,17 @@ impl<C: MonotonicClock> Session<C> {
             exit: reason,
         }
     }
+}
+
+/// Runs one game callback. A panic in it becomes `engine/callback_panicked`
+/// (Failed; field = the callback, detail = the panic message): the caller
+/// ends the run as for a failing system, through the ordered shutdown.
+fn catch_callback<T>(callback: &'static str, f: impl FnOnce() -> T) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        Error::new(ErrorCode::Failed, events::CALLBACK_PANICKED)
+            .with_field(callback)
+            .with_detail(laige_core::panic_message(&*payload).to_owned())
+    })
 }
 
 #[cfg(test)]
@@ -735,6 +768,56 @@ mod tests {
         let report = s.shutdown(&mut failing, ExitReason::Completed);
         assert!(matches!(report.exit, ExitReason::RenderFailed(_)));
         assert_eq!(report.exit_code(), crate::EXIT_RENDER_FAILED);
+    }
+
+    /// Panics in the callback it names; every other callback is the default.
+    struct PanicIn(&'static str);
+    impl Game for PanicIn {
+        fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
+            Ok(())
+        }
+        fn on_frame(&mut self, _: &World, _: &mut Control) {
+            assert_ne!(self.0, "on_frame", "game bug in on_frame");
+        }
+        fn on_input(&mut self, _: &InputEvent, _: &mut Control) {
+            assert_ne!(self.0, "on_input", "game bug in on_input");
+        }
+        fn present<S: EngineScalar>(&mut self, _: &World, sprites: &mut Vec<Sprite>) {
+            sprites.push(Sprite::default());
+            assert_ne!(self.0, "present", "game bug in present");
+        }
+        fn view(&self, config: &EngineConfig) -> laige_render::gl::ViewRect {
+            assert_ne!(self.0, "view", "game bug in view");
+            crate::game::default_view(config)
+        }
+    }
+
+    #[test]
+    fn a_panicking_callback_ends_the_run_like_a_failing_system() {
+        for callback in ["on_frame", "on_input", "view", "present"] {
+            let (mut s, _clock) = session();
+            let mut game = PanicIn(callback);
+            let mut presenter = Record::default();
+            assert_eq!(s.next_frame(0), Some(1));
+            if callback == "on_input" {
+                s.input_event(&mut game, 0, press(KeyCode::A), 0);
+            } else {
+                assert!(!s.frame::<_, Fpx16_16, _>(&mut game, &mut presenter, 0));
+            }
+            assert_eq!(s.next_frame(0), None, "{callback}");
+            if callback == "view" || callback == "present" {
+                // The frame went out empty: nothing half-built is drawn.
+                assert_eq!(presenter.firsts, [None], "{callback}");
+            }
+            let report = s.shutdown(&mut presenter, ExitReason::Completed);
+            assert_eq!(report.exit_code(), crate::EXIT_SYSTEM_FAILED, "{callback}");
+            let ExitReason::SystemFailed(err) = &report.exit else {
+                panic!("{callback}: {:?}", report.exit);
+            };
+            assert_eq!(err.id(), events::CALLBACK_PANICKED);
+            assert_eq!(err.field(), Some(callback));
+            assert!(err.detail().unwrap().contains("game bug in"), "{err}");
+        }
     }
 
     #[test]
