@@ -112,6 +112,14 @@ pub struct RunReport {
     pub frames_rendered: u64,
     /// Frames the render handoff dropped because the renderer lagged.
     pub frames_render_dropped: u64,
+    /// Frames handed to the renderer (0 without rendering). Every one was
+    /// rendered, dropped, or was still outstanding when the run ended:
+    /// `frames_submitted = frames_rendered + frames_render_dropped +
+    /// frames_outstanding`.
+    pub frames_submitted: u64,
+    /// Frames handed over but neither rendered nor dropped when the run
+    /// ended (a render thread that failed or stopped mid-frame; at most 2).
+    pub frames_outstanding: u64,
     /// Median tick duration (system dispatch) over the profiler's window,
     /// ns.
     pub tick_p50_ns: u64,
@@ -146,12 +154,21 @@ impl RunReport {
 }
 
 /// Nanoseconds as milliseconds with three decimals (integer math).
-struct Ms(u64);
+/// A duration in the unit that shows it: ns below 1 µs, µs below 1 ms,
+/// ms above (three decimals).
+struct Dur(u64);
 
-impl fmt::Display for Ms {
+impl fmt::Display for Dur {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let us = self.0 / 1_000;
-        write!(f, "{}.{:03} ms", us / 1_000, us % 1_000)
+        let ns = self.0;
+        if ns < 1_000 {
+            write!(f, "{ns} ns")
+        } else if ns < 1_000_000 {
+            write!(f, "{}.{:03} µs", ns / 1_000, ns % 1_000)
+        } else {
+            let us = ns / 1_000;
+            write!(f, "{}.{:03} ms", us / 1_000, us % 1_000)
+        }
     }
 }
 
@@ -165,16 +182,28 @@ impl fmt::Display for RunReport {
             "ticks:      {} ({} dropped in {} frames)",
             self.ticks, self.dropped_ticks, self.dropped_frames
         )?;
-        writeln!(
-            f,
-            "frames:     {} ({} rendered, {} dropped by the renderer)",
-            self.frames, self.frames_rendered, self.frames_render_dropped
-        )?;
+        if self.frames_submitted == 0 {
+            writeln!(f, "frames:     {} (no renderer)", self.frames)?;
+        } else {
+            // Every frame run was rendered, dropped, outstanding at the end,
+            // or never handed over (the frame a failure ended): the numbers
+            // add up.
+            let unpublished = self.frames.saturating_sub(self.frames_submitted);
+            writeln!(
+                f,
+                "frames:     {} ({} rendered, {} dropped by the renderer, {} outstanding, {} not handed over)",
+                self.frames,
+                self.frames_rendered,
+                self.frames_render_dropped,
+                self.frames_outstanding,
+                unpublished
+            )?;
+        }
         writeln!(
             f,
             "tick time:  p50 {}, p99 {} (last {} ticks)",
-            Ms(self.tick_p50_ns),
-            Ms(self.tick_p99_ns),
+            Dur(self.tick_p50_ns),
+            Dur(self.tick_p99_ns),
             self.tick_samples
         )?;
         writeln!(
@@ -200,8 +229,10 @@ mod tests {
             frames: 601,
             dropped_ticks: 2,
             dropped_frames: 1,
-            frames_rendered: 598,
+            frames_rendered: 597,
             frames_render_dropped: 3,
+            frames_submitted: 601,
+            frames_outstanding: 1,
             tick_p50_ns: 412_345,
             tick_p99_ns: 1_020_000,
             tick_samples: 600,
@@ -241,8 +272,8 @@ mod tests {
         exit:       completed (code 0)
         backend:    fixed_point_16_16
         ticks:      600 (2 dropped in 1 frames)
-        frames:     601 (598 rendered, 3 dropped by the renderer)
-        tick time:  p50 0.412 ms, p99 1.020 ms (last 600 ticks)
+        frames:     601 (597 rendered, 3 dropped by the renderer, 1 outstanding, 0 not handed over)
+        tick time:  p50 412.345 µs, p99 1.020 ms (last 600 ticks)
         input:      4 delivered, 1 late, 0 overflowed
         entities:   10000
         state hash: 0123456789abcdef
@@ -255,5 +286,34 @@ mod tests {
                 .to_string()
                 .starts_with("exit:       system_failed (demo/boom: failed (tick 7)) (code 3)")
         );
+    }
+
+    #[test]
+    fn durations_print_in_the_unit_that_shows_them() {
+        for (ns, shown) in [
+            (0, "0 ns"),
+            (541, "541 ns"),
+            (999, "999 ns"),
+            (1_000, "1.000 µs"),
+            (12_345, "12.345 µs"),
+            (999_999, "999.999 µs"),
+            (1_000_000, "1.000 ms"),
+            (16_666_667, "16.666 ms"),
+        ] {
+            assert_eq!(Dur(ns).to_string(), shown);
+        }
+        let mut r = report(ExitReason::Completed);
+        (
+            r.frames_submitted,
+            r.frames_rendered,
+            r.frames_render_dropped,
+        ) = (0, 0, 0);
+        assert!(r.to_string().contains("frames:     601 (no renderer)"));
+        // A failure that stranded frames: the parts still add up to the total.
+        (r.frames, r.frames_submitted, r.frames_rendered) = (54, 53, 0);
+        (r.frames_render_dropped, r.frames_outstanding) = (51, 2);
+        assert!(r.to_string().contains(
+            "frames:     54 (0 rendered, 51 dropped by the renderer, 2 outstanding, 1 not handed over)"
+        ));
     }
 }

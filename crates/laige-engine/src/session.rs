@@ -496,6 +496,8 @@ impl<C: MonotonicClock> Session<C> {
             dropped_frames: stats.dropped_frames,
             frames_rendered: frame_stats.rendered,
             frames_render_dropped: frame_stats.dropped,
+            frames_submitted: frame_stats.submitted,
+            frames_outstanding: frame_stats.outstanding,
             tick_p50_ns: ticks.p50_ns,
             tick_p99_ns: ticks.p99_ns,
             tick_samples: ticks.samples,
