@@ -51,9 +51,12 @@ pub enum RunLimit {
     Frames(u64),
     /// Until this many ticks completed (checked after each frame).
     Ticks(u64),
-    /// Every frame scheduled at most this long after the start (real time
-    /// when paced, virtual time when unpaced): 10 s at 60 frames/s is 600
-    /// frames.
+    /// Until this long has passed since the start on the run's clock: real
+    /// (wall-clock) time when paced, virtual time when unpaced. A frame
+    /// scheduled past it, or due when the clock already is past it (an
+    /// overloaded paced run), is not run: 10 s at 60 frames/s is 600 frames
+    /// unpaced, and an overloaded 5 s run ends after 5 s of real time, with
+    /// fewer frames.
     Duration(Duration),
     /// Until something else ends it (the game, the window, Ctrl-C).
     Unlimited,

@@ -204,7 +204,15 @@ impl<C: MonotonicClock> Session<C> {
             RunLimit::Frames(n) => k > n,
             RunLimit::Ticks(n) => self.game_loop.current_tick() >= n,
             RunLimit::Duration(d) => {
-                i128::from(scheduled_ns) > i128::try_from(d.as_nanos()).unwrap_or(i128::MAX)
+                // The later of the frame's slot and the clock: an overloaded
+                // paced run falls behind its slots, and its limit is still
+                // the real time that passed.
+                let elapsed = self
+                    .game_loop
+                    .start_reference_ns()
+                    .map_or(0, |r| self.game_loop.clock().now_ns().saturating_sub(r));
+                i128::from(scheduled_ns.max(elapsed))
+                    > i128::try_from(d.as_nanos()).unwrap_or(i128::MAX)
             }
             RunLimit::Unlimited => false,
         };
@@ -770,6 +778,29 @@ mod tests {
         let report = s.shutdown(&mut failing, ExitReason::Completed);
         assert!(matches!(report.exit, ExitReason::RenderFailed(_)));
         assert_eq!(report.exit_code(), crate::EXIT_RENDER_FAILED);
+    }
+
+    #[test]
+    fn a_duration_limit_is_time_on_the_run_clock_not_scheduled_frames() {
+        let limit = RunLimit::Duration(std::time::Duration::from_millis(100));
+        // On time: the slots decide (frame 6 at 100 ms runs, frame 7 not).
+        let (mut s, clock) = session_with(limit);
+        let mut presenter = Record::default();
+        for k in 1..=6_u64 {
+            let t = laige_core::RateGrid::new(60).unwrap().start_ns(k);
+            clock.set_ns(t);
+            assert_eq!(s.next_frame(t), Some(k));
+            assert!(s.frame::<_, Fpx16_16, _>(&mut NoGame, &mut presenter, t));
+        }
+        assert_eq!(s.next_frame(116_666_667), None);
+        assert!(matches!(s.exit, Some(ExitReason::Completed)));
+        // Overloaded: the clock is past the limit while the slots lag.
+        let (mut s, clock) = session_with(limit);
+        assert_eq!(s.next_frame(16_666_667), Some(1));
+        clock.set_ns(250_000_000);
+        assert!(s.frame::<_, Fpx16_16, _>(&mut NoGame, &mut presenter, 250_000_000));
+        assert_eq!(s.next_frame(33_333_334), None);
+        assert!(matches!(s.exit, Some(ExitReason::Completed)));
     }
 
     /// Panics in the callback it names; every other callback is the default.
