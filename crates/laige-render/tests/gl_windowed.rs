@@ -14,11 +14,14 @@
 //! success, unless `LAIGE_REQUIRE_DISPLAY=1` (CI), which makes it a failure.
 
 mod gl_support;
+#[path = "gl_support/windowed.rs"]
+mod windowed_support;
 
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use gl_support::*;
 use std::sync::{Arc, Mutex};
+use windowed_support::{Outcome, WindowedTest};
 
 use laige_core::Error;
 use laige_render::gl::{
@@ -29,26 +32,8 @@ use laige_render::{FrameDescriptor, RenderThread, RenderThreadConfig};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::WindowEvent;
-use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::event_loop::ActiveEventLoop;
 use winit::window::{Window, WindowId};
-
-fn display_required() -> bool {
-    std::env::var("LAIGE_REQUIRE_DISPLAY").is_ok_and(|v| v == "1")
-}
-
-fn skip_or_fail(why: &str) -> ExitCode {
-    if display_required() {
-        visible_line(&format!(
-            "FAILED: gl_windowed: {why} (LAIGE_REQUIRE_DISPLAY=1)"
-        ));
-        ExitCode::FAILURE
-    } else {
-        visible_line(&format!(
-            "SKIPPED: gl_windowed: {why}; run under `xvfb-run -a` or set LAIGE_REQUIRE_DISPLAY=1 to make this a failure"
-        ));
-        ExitCode::SUCCESS
-    }
-}
 
 /// The checks run inside `resumed`; the outcome is reported after the loop.
 #[derive(Default)]
@@ -237,69 +222,18 @@ impl ApplicationHandler for App {
     }
 }
 
-/// Set on the re-run against the private Xvfb (so it never starts another).
-const UNDER_PRIVATE_XVFB: &str = "LAIGE_GL_WINDOWED_PRIVATE_XVFB";
-
-/// Re-runs this test binary against a private Xvfb and returns its verdict.
-fn run_under_private_xvfb() -> Option<ExitCode> {
-    let exe = std::env::current_exe().ok()?;
-    let xvfb = laige_testkit::PrivateXvfb::start(90..130, "320x240x24")?;
-    let display = xvfb.display().to_owned();
-    visible_line(&format!(
-        "gl_windowed: no session display; started Xvfb on {display}"
-    ));
-    let status = Command::new(exe)
-        .env("DISPLAY", &display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env(UNDER_PRIVATE_XVFB, "1")
-        .status();
-    drop(xvfb);
-    Some(match status {
-        Ok(s) if s.success() => ExitCode::SUCCESS,
-        Ok(_) => ExitCode::FAILURE,
-        Err(e) => {
-            visible_line(&format!("FAILED: gl_windowed: re-running under Xvfb: {e}"));
-            ExitCode::FAILURE
-        }
-    })
+impl Outcome for App {
+    fn outcome(&mut self) -> Option<Result<String, String>> {
+        self.outcome.take()
+    }
 }
 
 fn main() -> ExitCode {
-    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
-    if !has_display {
-        if std::env::var_os(UNDER_PRIVATE_XVFB).is_none()
-            && let Some(code) = run_under_private_xvfb()
-        {
-            return code;
-        }
-        return skip_or_fail(
-            "no display (DISPLAY and WAYLAND_DISPLAY are unset) and no Xvfb to start",
-        );
+    WindowedTest {
+        name: "gl_windowed",
+        passed: 2,
+        xvfb_displays: 90..130,
+        rerun_marker: "LAIGE_GL_WINDOWED_PRIVATE_XVFB",
     }
-    let event_loop = match EventLoop::new() {
-        Ok(el) => el,
-        Err(e) => return skip_or_fail(&format!("cannot connect to the display: {e}")),
-    };
-    let mut app = App::default();
-    if let Err(e) = event_loop.run_app(&mut app) {
-        visible_line(&format!("FAILED: gl_windowed: event loop: {e}"));
-        return ExitCode::FAILURE;
-    }
-    match app.outcome {
-        Some(Ok(line)) => {
-            visible_line(&line);
-            visible_line("gl_windowed: 2 passed; 0 failed");
-            ExitCode::SUCCESS
-        }
-        Some(Err(e)) => {
-            visible_line(&format!("FAILED: gl_windowed: {e}"));
-            ExitCode::FAILURE
-        }
-        None => {
-            visible_line("FAILED: gl_windowed: the event loop ended without `resumed`");
-            ExitCode::FAILURE
-        }
-    }
+    .main::<App>()
 }

@@ -11,8 +11,10 @@
 //! one `SKIPPED` line, or a failure with `LAIGE_REQUIRE_DISPLAY=1`.
 
 mod gl_support;
+#[path = "gl_support/windowed.rs"]
+mod windowed_support;
 
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use gl_support::*;
@@ -20,10 +22,11 @@ use laige_render::gl::{
     BatchParams, CurrentGlContext, Font, Sprite, SpriteBatcher, SpriteRenderer, TextStyle,
     TextureQueue, ViewPolicy, ViewRect, WindowedConfig,
 };
+use windowed_support::{Outcome, WindowedTest};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::WindowEvent;
-use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::event_loop::{ActiveEventLoop, ControlFlow};
 use winit::window::{Window, WindowId};
 
 const BAR: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
@@ -33,22 +36,6 @@ const WHITE_PX: [u8; 4] = [255; 4];
 const RESIZED: (u32, u32) = (160, 60);
 /// How long to wait for the `Resized` event.
 const RESIZE_TIMEOUT: Duration = Duration::from_secs(10);
-
-fn display_required() -> bool {
-    std::env::var("LAIGE_REQUIRE_DISPLAY").is_ok_and(|v| v == "1")
-}
-
-fn skip_or_fail(why: &str) -> ExitCode {
-    if display_required() {
-        visible_line(&format!(
-            "FAILED: gl_windowed_resize: {why} (LAIGE_REQUIRE_DISPLAY=1)"
-        ));
-        ExitCode::FAILURE
-    } else {
-        visible_line(&format!("SKIPPED: gl_windowed_resize: {why}"));
-        ExitCode::SUCCESS
-    }
-}
 
 struct Live {
     ctx: CurrentGlContext,
@@ -296,67 +283,18 @@ impl ApplicationHandler for App {
     }
 }
 
-const UNDER_PRIVATE_XVFB: &str = "LAIGE_GL_WINDOWED_RESIZE_PRIVATE_XVFB";
-
-fn run_under_private_xvfb() -> Option<ExitCode> {
-    let exe = std::env::current_exe().ok()?;
-    let xvfb = laige_testkit::PrivateXvfb::start(130..170, "320x240x24")?;
-    let display = xvfb.display().to_owned();
-    visible_line(&format!(
-        "gl_windowed_resize: no session display; started Xvfb on {display}"
-    ));
-    let status = Command::new(exe)
-        .env("DISPLAY", &display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env(UNDER_PRIVATE_XVFB, "1")
-        .status();
-    drop(xvfb);
-    Some(match status {
-        Ok(s) if s.success() => ExitCode::SUCCESS,
-        Ok(_) => ExitCode::FAILURE,
-        Err(e) => {
-            visible_line(&format!(
-                "FAILED: gl_windowed_resize: re-running under Xvfb: {e}"
-            ));
-            ExitCode::FAILURE
-        }
-    })
+impl Outcome for App {
+    fn outcome(&mut self) -> Option<Result<String, String>> {
+        self.outcome.take()
+    }
 }
 
 fn main() -> ExitCode {
-    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
-    if !has_display {
-        if std::env::var_os(UNDER_PRIVATE_XVFB).is_none()
-            && let Some(code) = run_under_private_xvfb()
-        {
-            return code;
-        }
-        return skip_or_fail("no display and no Xvfb to start");
+    WindowedTest {
+        name: "gl_windowed_resize",
+        passed: 1,
+        xvfb_displays: 130..170,
+        rerun_marker: "LAIGE_GL_WINDOWED_RESIZE_PRIVATE_XVFB",
     }
-    let event_loop = match EventLoop::new() {
-        Ok(el) => el,
-        Err(e) => return skip_or_fail(&format!("cannot connect to the display: {e}")),
-    };
-    let mut app = App::default();
-    if let Err(e) = event_loop.run_app(&mut app) {
-        visible_line(&format!("FAILED: gl_windowed_resize: event loop: {e}"));
-        return ExitCode::FAILURE;
-    }
-    match app.outcome {
-        Some(Ok(line)) => {
-            visible_line(&line);
-            visible_line("gl_windowed_resize: 1 passed; 0 failed");
-            ExitCode::SUCCESS
-        }
-        Some(Err(e)) => {
-            visible_line(&format!("FAILED: gl_windowed_resize: {e}"));
-            ExitCode::FAILURE
-        }
-        None => {
-            visible_line("FAILED: gl_windowed_resize: the event loop ended without an outcome");
-            ExitCode::FAILURE
-        }
-    }
+    .main::<App>()
 }
