@@ -9,6 +9,12 @@
 //! cargo xtask detcheck [--quick] [--bless] [--builds A,B]
 //!                         the detcheck scenario under a matrix of builds, both
 //!                         backends, against the committed known answers
+//! cargo xtask package [--allow-dirty]
+//!                         cargo package of the publishable crates, their tests
+//!                         and the README example built on the packages, docs as
+//!                         docs.rs builds them
+//! cargo xtask portability the headless engine without default features, core
+//!                         and sim for wasm32-unknown-unknown
 //! cargo xtask lint [--list-allowed]
 //!                         crate-edge check (laige-render never depends on laige-sim)
 //!                         and the determinism lint over sim code
@@ -24,6 +30,8 @@ mod detcheck;
 mod detlint;
 mod edges;
 mod lint;
+mod package;
+mod portability;
 mod run;
 mod tidy;
 
@@ -31,13 +39,16 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-const USAGE: &str = "usage: cargo xtask <test|ci|bench|detcheck|lint> [args]
+const USAGE: &str = "usage: cargo xtask <test|ci|bench|detcheck|lint|package|portability> [args]
   test                   run every test (the README's test command)
   ci                     fmt --check + clippy -D warnings + test
   bench [--quick] [F..]  benchmarks in release against budgets.json
   detcheck [--quick] [--bless] [--builds A,B]
                          same scenario, matrix of builds, both backends, known answers
-  lint [--list-allowed]  crate-edge check + determinism lint (--rules lists the rules)";
+  lint [--list-allowed]  crate-edge check + determinism lint (--rules lists the rules)
+  package [--allow-dirty]
+                         cargo package of the publishable crates, checked outside the workspace
+  portability            --no-default-features engine, wasm32-unknown-unknown core and sim";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -47,6 +58,8 @@ fn main() -> ExitCode {
         Some("bench") => run::bench(&args[1..]),
         Some("lint") => lint::run(&args[1..]),
         Some("detcheck") => detcheck::run(&args[1..]),
+        Some("package") => package::run_package(&args[1..]),
+        Some("portability") => portability::run(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())

@@ -14,14 +14,15 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
-fn cargo() -> Command {
+/// `cargo` (the one running xtask), in the workspace root.
+pub(crate) fn cargo() -> Command {
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(root());
     c
 }
 
 /// Runs one named step, timing it; returns whether it passed.
-fn step(name: &str, mut cmd: Command) -> anyhow::Result<bool> {
+pub(crate) fn step(name: &str, mut cmd: Command) -> anyhow::Result<bool> {
     println!("\n==> {name}");
     let start = Instant::now();
     let status = cmd.status().with_context(|| format!("starting `{name}`"))?;

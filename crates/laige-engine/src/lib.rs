@@ -62,6 +62,7 @@
 //!
 #![doc = include_str!("engine.md")]
 #![doc = include_str!("presentation.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The module graph runs one way (each module uses only those above it):
 // events, interrupt, config → options, report → game → presenter →
@@ -111,5 +112,5 @@ pub use laige_sim::{Alpha, LoopState, StateHash, SystemContext, World};
 
 /// The README's guide, compiled and run as a doctest (`cargo test --doc`).
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -62,3 +62,8 @@ pub use frame::{FrameDescriptor, FrameStats};
 pub use frame_clock::{FrameClock, FrameClockConfig};
 pub use payload::PayloadWriter;
 pub use render_thread::{RenderStages, RenderThread, RenderThreadConfig};
+
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -129,3 +129,8 @@ impl<C: laige_core::clock::MonotonicClock> input::ScriptTarget for GameLoop<C> {
         self.world_mut().input_mut()
     }
 }
+
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
