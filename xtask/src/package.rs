@@ -10,14 +10,14 @@
 //!    (`target/package-check/`) whose `[patch.crates-io]` points every
 //!    laige crate at its unpacked package, with one more member: a game
 //!    crate whose `main.rs` is the README's first Rust example. There,
-//!    `cargo test --no-run` compiles every packaged crate's tests (a test
+//!    `cargo check --tests` compiles every packaged crate's tests (a test
 //!    that needs a file outside its package or an unpublished crate fails
 //!    here), `cargo test --doc -p laige-engine` runs the packaged doctests
 //!    (the README guide among them), and the game crate builds and runs.
 //! 3. The docs as docs.rs builds them: `cargo doc` with `--cfg docsrs`,
 //!    all features and `-D warnings`, in its own target dir. The
-//!    `doc_cfg` feature badges need a nightly rustdoc: `cargo +nightly`
-//!    when a nightly toolchain is installed, else the stable toolchain with
+//!    `doc_cfg` feature badges need a nightly rustdoc: `rustup run
+//!    nightly cargo` when a nightly toolchain is installed, else the stable toolchain with
 //!    `RUSTC_BOOTSTRAP=1` (what docs.rs's nightly does, on this release's
 //!    rustdoc).
 
@@ -189,9 +189,9 @@ pub fn run_package(args: &[String]) -> anyhow::Result<()> {
     // the workspace are reused.
     let target = root.join("target");
     let mut c = cargo_in(&scratch);
-    c.args(["test", "--workspace", "--no-run"]);
+    c.args(["check", "--workspace", "--tests"]);
     c.env("CARGO_TARGET_DIR", &target);
-    run("packaged crates: cargo test --no-run", c)?;
+    run("packaged crates: cargo check --tests", c)?;
     let mut c = cargo_in(&scratch);
     c.args(["test", "--doc", "-p", "laige-engine"]);
     c.env("CARGO_TARGET_DIR", &target);
@@ -211,12 +211,16 @@ fn docs_rs(crates: &[Publishable]) -> anyhow::Result<()> {
         .args(["run", "nightly", "rustdoc", "--version"])
         .output()
         .is_ok_and(|o| o.status.success());
-    let mut c = cargo_in(&root);
-    if nightly {
-        c.arg("+nightly");
+    let mut c = if nightly {
+        let mut c = Command::new("rustup");
+        c.args(["run", "nightly", "cargo"]);
+        c.current_dir(&root);
+        c
     } else {
+        let mut c = cargo_in(&root);
         c.env("RUSTC_BOOTSTRAP", "1");
-    }
+        c
+    };
     c.args(["doc", "--no-deps", "--all-features"]);
     for k in crates {
         c.args(["-p", &k.name]);
