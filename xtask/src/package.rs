@@ -116,12 +116,7 @@ fn readme_example(readme: &str) -> anyhow::Result<String> {
 }
 
 /// `cargo xtask package [--allow-dirty]`.
-pub fn run_package(args: &[String]) -> anyhow::Result<()> {
-    let allow_dirty = match args {
-        [] => false,
-        [a] if a == "--allow-dirty" => true,
-        _ => bail!("usage: cargo xtask package [--allow-dirty]"),
-    };
+pub fn run_package(allow_dirty: bool) -> anyhow::Result<()> {
     let root = root();
     let crates = publishable()?;
     let mut c = cargo_in(&root);

@@ -126,7 +126,7 @@ pub fn test() -> anyhow::Result<()> {
 
     // 4. Repo-wide checks.
     println!("\n==> lint (crate edges, determinism)");
-    if let Err(e) = crate::lint::run(&[]) {
+    if let Err(e) = crate::lint::run(&crate::lint::Args::default()) {
         println!("<== lint: FAILED: {e:#}");
         failed.push("lint".to_owned());
     }
@@ -134,7 +134,7 @@ pub fn test() -> anyhow::Result<()> {
     // 5. detcheck: the full build matrix, both backends, known answers
     //    (CI runs the full matrix on every push).
     println!("\n==> detcheck (full matrix)");
-    if let Err(e) = crate::detcheck::run(&[]) {
+    if let Err(e) = crate::detcheck::run(&crate::detcheck::Args::default()) {
         println!("<== detcheck: FAILED: {e:#}");
         failed.push("detcheck".to_owned());
     }
