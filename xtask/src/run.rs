@@ -80,6 +80,36 @@ pub fn test() -> anyhow::Result<()> {
         failed.push("doc tests".to_owned());
     }
 
+    // The `trace` feature's spans: compiled, linted and checked (the
+    //    workspace suite builds without them).
+    let mut c = cargo();
+    c.args([
+        "clippy",
+        "-p",
+        "laige-engine",
+        "--features",
+        "trace",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    if !step("trace feature: clippy laige-engine --features trace", c)? {
+        failed.push("trace clippy".to_owned());
+    }
+    let mut c = cargo();
+    c.args([
+        "test",
+        "-p",
+        "laige-sim",
+        "--features",
+        "trace",
+        "--test",
+        "trace_spans",
+    ]);
+    if !step("trace feature: the spans a tick opens", c)? {
+        failed.push("trace spans".to_owned());
+    }
+
     // 2. Heavy tests (exhaustive math, 10M-frame stress): `#[ignore = "heavy..."]`,
     //    run in the optimized `test-opt` profile.
     let heavy = test_targets(|_, text| text.contains("#[ignore = \"heavy"));

@@ -62,6 +62,7 @@
 //!
 #![doc = include_str!("engine.md")]
 #![doc = include_str!("presentation.md")]
+#![doc = include_str!("trace.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The module graph runs one way (each module uses only those above it):

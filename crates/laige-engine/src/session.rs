@@ -240,6 +240,9 @@ impl<C: MonotonicClock> Session<C> {
         reading_ns: i64,
     ) -> bool {
         let k = self.frames + 1;
+        // A span per frame (feature `trace`): callbacks, ticks, publish.
+        #[cfg(feature = "trace")]
+        let _span = tracing::info_span!("frame", frame = k).entered();
         self.refresh_control(presenter.presented());
         self.control.frame = k;
         let world = self.game_loop.world();

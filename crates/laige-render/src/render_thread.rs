@@ -428,8 +428,26 @@ where
         }
         if let Some(frame) = consumer.try_claim() {
             let desc = *frame.descriptor();
-            let result = guarded("batch", || stages.batch(&desc, frame.payload()))
-                .and_then(|()| guarded("submit", || stages.submit(&desc, frame.payload())));
+            // A span per render stage (feature `trace`).
+            let result = guarded("batch", || {
+                #[cfg(feature = "trace")]
+                let _span =
+                    tracing::info_span!("render_stage", stage = "batch", frame = desc.frame_index)
+                        .entered();
+                stages.batch(&desc, frame.payload())
+            })
+            .and_then(|()| {
+                guarded("submit", || {
+                    #[cfg(feature = "trace")]
+                    let _span = tracing::info_span!(
+                        "render_stage",
+                        stage = "submit",
+                        frame = desc.frame_index
+                    )
+                    .entered();
+                    stages.submit(&desc, frame.payload())
+                })
+            });
             match result {
                 Ok(()) => drop(frame), // finished: counted as rendered
                 Err(failure) => {

@@ -394,6 +394,9 @@ impl World {
         profiler: Option<&mut Profiler>,
     ) -> Result<()> {
         self.systems.validate(self.id, schedule)?;
+        // A span per tick (feature `trace`), the systems' spans inside it.
+        #[cfg(feature = "trace")]
+        let _span = tracing::info_span!("tick", tick = self.tick).entered();
         // The tick's input, delivered before its first system (input.rs).
         self.input.deliver(self.tick);
         run_validated(
