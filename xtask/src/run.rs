@@ -64,6 +64,21 @@ fn test_targets(pred: impl Fn(&str, &str) -> bool) -> Vec<(String, String)> {
     out
 }
 
+/// The first line of a test file's `//!` doc comment (what it checks).
+fn test_summary(pkg: &str, test: &str) -> String {
+    let path = root()
+        .join("crates")
+        .join(pkg)
+        .join("tests")
+        .join(format!("{test}.rs"));
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("//! "))
+        .unwrap_or("")
+        .to_owned()
+}
+
 /// `cargo xtask test`: every test the project has.
 pub fn test() -> anyhow::Result<()> {
     let mut failed = Vec::new();
@@ -112,22 +127,21 @@ pub fn test() -> anyhow::Result<()> {
 
     // 2. Heavy tests (exhaustive math, 10M-frame stress): `#[ignore = "heavy..."]`,
     //    run in the optimized `test-opt` profile.
+    //    One step per test file, each saying what it checks (the first
+    //    line of its doc comment), so a long step is never a silent one.
     let heavy = test_targets(|_, text| text.contains("#[ignore = \"heavy"));
-    if !heavy.is_empty() {
+    for (k, (pkg, t)) in heavy.iter().enumerate() {
         let mut c = cargo();
-        c.args(["test", "--profile", "test-opt"]);
-        let mut pkgs: Vec<&String> = heavy.iter().map(|(p, _)| p).collect();
-        pkgs.dedup();
-        for p in pkgs {
-            c.args(["-p", p]);
-        }
-        for (_, t) in &heavy {
-            c.args(["--test", t]);
-        }
+        c.args(["test", "--profile", "test-opt", "-p", pkg, "--test", t]);
         c.args(["--", "--ignored"]);
-        let names: Vec<&str> = heavy.iter().map(|(_, t)| t.as_str()).collect();
-        if !step(&format!("heavy tests (test-opt): {}", names.join(" ")), c)? {
-            failed.push("heavy tests".to_owned());
+        let what = test_summary(pkg, t);
+        let name = format!(
+            "heavy {}/{} (test-opt): {pkg}/{t}: {what}",
+            k + 1,
+            heavy.len()
+        );
+        if !step(&name, c)? {
+            failed.push(format!("heavy {t}"));
         }
     }
 
