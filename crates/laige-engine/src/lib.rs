@@ -64,7 +64,7 @@
 #![doc = include_str!("presentation.md")]
 
 // The module graph runs one way (each module uses only those above it):
-// events, interrupt, config → options, report → game → presenter →
+// events, interrupt, config → options, report, resources → game → presenter →
 // session → gl_present → builder → headless → windowed.
 
 pub mod config;
@@ -74,6 +74,7 @@ pub mod events;
 pub mod interrupt;
 mod options;
 mod report;
+mod resources;
 
 mod game;
 mod presenter;
@@ -96,6 +97,7 @@ pub use report::{
     EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED,
     EXIT_USAGE, ExitReason, RunReport,
 };
+pub use resources::RNG_RESOURCE;
 
 // The parts, for game crates that depend on laige-engine alone.
 pub use hecs;
@@ -107,7 +109,7 @@ pub use laige_core::{
     Error, ErrorCode, Fp32Pinned, Fpx16_16, MathBackend, Result, SimScalar, Vec2,
 };
 pub use laige_sim::input;
-pub use laige_sim::{Alpha, LoopState, StateHash, SystemContext, World};
+pub use laige_sim::{Alpha, LoopState, SimRng, StateHash, SystemContext, World};
 
 /// The README's guide, compiled and run as a doctest (`cargo test --doc`).
 #[cfg(doctest)]

@@ -44,8 +44,9 @@ use crate::presenter::Presenter;
 use crate::report::{ExitReason, RunReport};
 use crate::{EngineConfig, events};
 
-/// The world of a run: input capacity, the game's setup for `S`, then the
-/// builder's registrations in order.
+/// The world of a run: input capacity, the engine's resources (the seeded
+/// rng), the game's setup for `S`, then the builder's registrations in
+/// order.
 pub(crate) fn build_world<G: Game, S: EngineScalar>(
     game: &mut G,
     config: &EngineConfig,
@@ -54,6 +55,7 @@ pub(crate) fn build_world<G: Game, S: EngineScalar>(
 ) -> Result<World> {
     let mut world = World::default();
     world.input_mut().set_capacity(options.input_capacity)?;
+    crate::resources::insert_engine_resources(&mut world, config)?;
     game.setup::<S>(&mut Setup {
         world: &mut world,
         config,

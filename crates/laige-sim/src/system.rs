@@ -54,6 +54,7 @@ use laige_core::{Error, ErrorCode, Result, panic_message};
 use crate::entities::Entities;
 use crate::input::InputEvent;
 use crate::profiler::Profiler;
+use crate::resources::Resources;
 use crate::{emit, events};
 
 /// A registered system: boxed because systems are heterogeneous closures
@@ -228,6 +229,7 @@ impl SystemSchedule {
 /// [`World`](crate::World), counted against the same churn budgets.
 pub struct SystemContext<'w> {
     entities: &'w mut Entities,
+    resources: &'w mut Resources,
     tick: u64,
     name: &'static str,
     input: &'w [InputEvent],
@@ -246,6 +248,26 @@ impl<'w> SystemContext<'w> {
     #[must_use]
     pub fn system_name(&self) -> &'static str {
         self.name
+    }
+
+    /// The world's resource of type `T` (see
+    /// [`resources`](crate::resources)).
+    ///
+    /// # Errors
+    /// `world/no_such_resource` (InvalidArgument, value = the type name)
+    /// when the world holds none.
+    pub fn resource<T: 'static>(&self) -> Result<&T> {
+        self.resources.get::<T>()
+    }
+
+    /// The world's resource of type `T`, exclusively. It borrows the
+    /// context: copy what a query loop needs out first, or write the
+    /// result back after the loop.
+    ///
+    /// # Errors
+    /// As [`resource`](Self::resource).
+    pub fn resource_mut<T: 'static>(&mut self) -> Result<&mut T> {
+        self.resources.get_mut::<T>()
     }
 
     /// The input events delivered to this tick, in delivery order (tick,
@@ -279,6 +301,7 @@ pub(crate) fn run_validated(
     entries: &mut [SystemEntry],
     schedule: &SystemSchedule,
     entities: &mut Entities,
+    resources: &mut Resources,
     tick: u64,
     input: &[InputEvent],
     profiler: Option<&mut Profiler>,
@@ -290,6 +313,7 @@ pub(crate) fn run_validated(
         let name = entry.name;
         let mut ctx = SystemContext {
             entities: &mut *entities,
+            resources: &mut *resources,
             tick,
             name,
             input,
