@@ -52,7 +52,7 @@ use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::{Error, ErrorCode, Result, panic_message};
 
 use crate::entities::Entities;
-use crate::input::InputEvent;
+use crate::input::TickInput;
 use crate::profiler::Profiler;
 use crate::resources::Resources;
 use crate::{emit, events};
@@ -232,7 +232,7 @@ pub struct SystemContext<'w> {
     resources: &'w mut Resources,
     tick: u64,
     name: &'static str,
-    input: &'w [InputEvent],
+    input: TickInput<'w>,
 }
 
 impl<'w> SystemContext<'w> {
@@ -270,13 +270,15 @@ impl<'w> SystemContext<'w> {
         self.resources.get_mut::<T>()
     }
 
-    /// The input events delivered to this tick, in delivery order (tick,
-    /// time, sequence) — the same slice for every system of the tick (see
-    /// [`input`](crate::input)). The slice does not borrow the context, so
-    /// a system can read it while spawning or querying:
-    /// `for ev in ctx.input() { ... ctx.spawn(..); }`.
+    /// The tick's input: the events delivered to it, in delivery order
+    /// (tick, time, sequence) — the same for every system of the tick (see
+    /// [`input`](crate::input)) — and the key, button and pointer state
+    /// they leave (`ctx.input().is_down(KeyCode::W)`, `just_pressed`,
+    /// `just_released`, `pointer`; see [`InputState`](crate::input::InputState)).
+    /// It does not borrow the context, so a system can read it while
+    /// spawning or querying: `for ev in ctx.input() { ... ctx.spawn(..); }`.
     #[must_use]
-    pub fn input(&self) -> &'w [InputEvent] {
+    pub fn input(&self) -> TickInput<'w> {
         self.input
     }
 }
@@ -303,7 +305,7 @@ pub(crate) fn run_validated(
     entities: &mut Entities,
     resources: &mut Resources,
     tick: u64,
-    input: &[InputEvent],
+    input: TickInput<'_>,
     profiler: Option<&mut Profiler>,
 ) -> Result<()> {
     let mut profiler = profiler.filter(|p| p.is_enabled());

@@ -72,7 +72,7 @@ use laige_core::{Error, Result};
 
 use crate::entities::Entities;
 use crate::guardrails::{ChurnBudget, ChurnGuard, ChurnStats};
-use crate::input::InputQueue;
+use crate::input::{InputQueue, InputState, TickInput};
 use crate::profiler::Profiler;
 use crate::resources::Resources;
 use crate::state_hash::{FNV1A64_OFFSET, StateHash, StateHasher, hash_str};
@@ -129,6 +129,7 @@ pub struct World {
     hash_scratch: Cell<Vec<u64>>,
     systems: SystemRegistry,
     input: InputQueue,
+    input_state: InputState,
     resources: Resources,
 }
 
@@ -174,6 +175,7 @@ impl World {
             hash_scratch: Cell::new(Vec::new()),
             systems: SystemRegistry::default(),
             input: InputQueue::default(),
+            input_state: InputState::default(),
             resources: Resources::default(),
         }
     }
@@ -372,6 +374,15 @@ impl World {
         &self.input
     }
 
+    /// The key, button and pointer state of the last delivered tick (see
+    /// [`InputState`]): what the systems of that tick saw through
+    /// [`SystemContext::input`]; after a completed tick (in `on_tick`, in
+    /// `present`) the state of tick `tick() − 1`.
+    #[must_use]
+    pub fn input_state(&self) -> &InputState {
+        &self.input_state
+    }
+
     /// The input queue, exclusively (pushing events, changing its
     /// capacity). Systems read their tick's events through
     /// [`SystemContext::input`] instead.
@@ -466,13 +477,14 @@ impl World {
         self.systems.validate(self.id, schedule)?;
         // The tick's input, delivered before its first system (input.rs).
         self.input.deliver(self.tick);
+        self.input_state.update(self.tick, self.input.delivered());
         run_validated(
             &mut self.systems.entries,
             schedule,
             &mut self.entities,
             &mut self.resources,
             self.tick,
-            self.input.delivered(),
+            TickInput::new(self.input.delivered(), &self.input_state),
             profiler,
         )?;
         self.tick += 1;
