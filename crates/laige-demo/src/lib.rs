@@ -60,7 +60,6 @@
 
 pub mod args;
 mod present;
-pub mod replay;
 mod sim;
 
 use laige_engine::input::{ButtonState, InputKind, KeyCode};
@@ -70,6 +69,20 @@ use laige_engine::{Control, EngineConfig, EngineScalar, Game, Setup, World};
 pub use args::{Args, USAGE};
 pub use present::{SPRITE_SIDE, demo_view};
 pub use sim::{Attractor, BURST, HALF_EXTENT, MAX_BURSTS, Spawner, headless_script};
+
+/// The demo's replay identity for `entities` sprites: what shapes its
+/// simulation besides the config (`EngineBuilder::replay_identity`), so a
+/// replay of another entity count is refused rather than diverging.
+#[must_use]
+pub fn replay_identity(entities: u32) -> u64 {
+    let mut h = laige_engine::sim::StateHasher::default();
+    h.write_bytes(b"laige-demo");
+    h.write_u32(entities);
+    h.write_u32(BURST);
+    h.write_u32(MAX_BURSTS);
+    h.write_u32(HALF_EXTENT.cast_unsigned());
+    h.finish()
+}
 
 /// The demo game (see the crate docs).
 #[derive(Debug)]

@@ -97,10 +97,15 @@ pub trait Game {
         let _ = (world, control);
     }
 
-    /// After every completed tick, with the new tick count (the seat of a
-    /// replay recorder: `world.input().delivered()` holds the tick's
-    /// input). Must not allocate or block (it runs inside the tick's
-    /// budget). Default: nothing.
+    /// After every completed tick, with the new tick count
+    /// (`world.input().delivered()` holds the tick's input). It runs inside
+    /// the tick's budget and the debug build's zero-allocation window: it
+    /// must not allocate once warmed up (reserve buffers in `setup`) and
+    /// should not block. The engine's own recorder
+    /// ([`EngineBuilder::record`](crate::EngineBuilder::record)) runs
+    /// here under the same rule: it encodes into a buffer it reserved and
+    /// writes one flushed record per tick — a write, no allocation
+    /// (`tests/engine_zero_alloc.rs` proves both). Default: nothing.
     fn on_tick(&mut self, world: &World, tick: u64) {
         let _ = (world, tick);
     }
@@ -328,6 +333,14 @@ impl Control {
         } else {
             self.dropped_actions = self.dropped_actions.saturating_add(1);
         }
+    }
+
+    /// Forgets the actions raised in this callback (a replay's playback:
+    /// the recording holds them).
+    pub(crate) fn drop_actions(&mut self) {
+        self.actions = [None; MAX_ACTIONS_PER_CALLBACK];
+        self.n_actions = 0;
+        self.dropped_actions = 0;
     }
 
     /// Clears the requests (the engine does this before each callback).

@@ -65,7 +65,7 @@
 
 // The module graph runs one way (each module uses only those above it):
 // events, interrupt, config → options, report, resources → game → presenter →
-// session → gl_present → builder → headless → windowed.
+// session → gl_present → builder → headless → record → windowed.
 
 pub mod config;
 mod config_toml;
@@ -85,6 +85,7 @@ mod gl_present;
 
 mod builder;
 mod headless;
+pub mod record;
 #[cfg(feature = "window")]
 mod windowed;
 
@@ -93,9 +94,10 @@ pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
 pub use config_toml::CONFIG_PARSE_FAILED;
 pub use game::{Control, EngineScalar, Game, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
 pub use options::{EngineOptions, FrameCapture, HeadlessRender, Pacing, RunLimit};
+pub use record::{Recorded, ReplayOutcome, ReplayReport};
 pub use report::{
-    EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED,
-    EXIT_USAGE, ExitReason, RunReport,
+    EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_REPLAY_DIVERGED, EXIT_REPLAY_TORN,
+    EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED, EXIT_USAGE, ExitReason, RunReport,
 };
 pub use resources::RNG_RESOURCE;
 

@@ -517,6 +517,7 @@ impl<C: MonotonicClock> Session<C> {
             wall_ns: SteadyClock.now_ns() - self.started_wall,
             first_tick_wall_ns: self.first_tick_wall.map(|t| t - self.started_wall),
             profile,
+            recording: None,
             exit: reason,
         }
     }

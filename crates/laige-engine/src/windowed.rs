@@ -62,7 +62,15 @@ impl<G: Game> Engine<G> {
     /// Failures before the run starts (exit code 1): setup, no display
     /// (`engine/window_failed`, Unsupported), no window or GL 3.3 context,
     /// the event loop refusing to start.
-    pub fn run_windowed(self, limit: RunLimit) -> Result<RunReport> {
+    pub fn run_windowed(mut self, limit: RunLimit) -> Result<RunReport> {
+        if let Some(path) = self.parts.record.take() {
+            return crate::record::run_recorded(self.parts, &path, |e| e.run_windowed_now(limit));
+        }
+        self.run_windowed_now(limit)
+    }
+
+    /// [`run_windowed`](Self::run_windowed) without the recording step.
+    fn run_windowed_now(self, limit: RunLimit) -> Result<RunReport> {
         let backend = self.parts.config.determinism.math;
         backend.run(WindowedRun {
             parts: self.parts,
@@ -93,6 +101,7 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for WindowedRun<G> {
             registrations,
             script: _,
             options,
+            ..
         } = self.parts;
         let world = build_world::<G, S>(&mut game, &config, registrations, &options)?;
         let event_loop = EventLoop::<EngineEvent>::with_user_event()
