@@ -111,7 +111,11 @@ impl Game for Demo {
         sim::install::<S>(setup, self.entities)
     }
 
-    fn on_input(&mut self, event: &laige_engine::input::InputEvent, control: &mut Control) {
+    fn on_input<S: EngineScalar>(
+        &mut self,
+        event: &laige_engine::input::InputEvent,
+        control: &mut Control,
+    ) {
         let InputKind::Key {
             key,
             state: ButtonState::Pressed,
@@ -128,7 +132,7 @@ impl Game for Demo {
         }
     }
 
-    fn on_frame(&mut self, world: &World, control: &mut Control) {
+    fn on_frame<S: EngineScalar>(&mut self, world: &World, control: &mut Control) {
         let every = self.progress_every_frames;
         if every > 0 && control.frame() > 1 && (control.frame() - 1).is_multiple_of(every) {
             let ms = control.running_time_ns() / 1_000_000;
@@ -150,7 +154,7 @@ impl Game for Demo {
         }
     }
 
-    fn on_tick(&mut self, _world: &World, tick: u64) {
+    fn on_tick<S: EngineScalar>(&mut self, _world: &World, tick: u64) {
         if self.mark_first_tick && tick == 1 {
             println!("laige-demo: first tick");
         }

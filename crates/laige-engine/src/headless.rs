@@ -228,7 +228,7 @@ impl Drive<'_> {
                 break;
             }
         }
-        Ok(session.shutdown(&mut presenter, ExitReason::Completed))
+        Ok(session.shutdown::<G, S, _>(&mut game, &mut presenter, ExitReason::Completed))
     }
 }
 

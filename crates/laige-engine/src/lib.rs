@@ -92,7 +92,7 @@ mod windowed;
 pub use builder::{Engine, EngineBuilder};
 pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
 pub use config_toml::CONFIG_PARSE_FAILED;
-pub use game::{Control, EngineScalar, Game, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
+pub use game::{Control, EngineScalar, Game, GameWrapper, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
 pub use options::{EngineOptions, FrameCapture, HeadlessRender, Pacing, RunLimit};
 pub use record::{Recorded, ReplayOutcome, ReplayReport};
 pub use report::{

@@ -36,7 +36,6 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use laige_core::{Error, MathBackend, Result, diag};
-use laige_render::gl::{Sprite, ViewRect};
 use laige_sim::StateHasher;
 use laige_sim::World;
 use laige_sim::input::{
@@ -44,7 +43,7 @@ use laige_sim::input::{
 };
 use laige_sim::replay::{self, Divergence, ENGINE_VERSION, Replay, ReplayHeader, ReplayRecorder};
 
-use crate::game::{Control, EngineScalar, Game, Setup};
+use crate::game::{Control, EngineScalar, Game, GameWrapper};
 use crate::report::{EXIT_REPLAY_DIVERGED, EXIT_REPLAY_TORN, RunReport};
 use crate::{EngineConfig, EngineOptions, Pacing, RunLimit};
 
@@ -289,8 +288,8 @@ impl fmt::Display for Recorded {
     }
 }
 
-/// The game, recording its run (see the module docs). Every callback is
-/// forwarded.
+/// The game, recording its run (see the module docs); every hook it does
+/// not add to forwards ([`GameWrapper`]).
 pub(crate) struct Recording<G> {
     inner: G,
     path: PathBuf,
@@ -346,16 +345,18 @@ impl<G: Game> Recording<G> {
     }
 }
 
-impl<G: Game> Game for Recording<G> {
-    fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> Result<()> {
-        self.inner.setup::<S>(setup)
+impl<G: Game> GameWrapper for Recording<G> {
+    type Inner = G;
+
+    fn inner(&self) -> &G {
+        &self.inner
     }
 
-    fn on_input(&mut self, event: &InputEvent, control: &mut Control) {
-        self.inner.on_input(event, control);
+    fn inner_mut(&mut self) -> &mut G {
+        &mut self.inner
     }
 
-    fn on_frame(&mut self, world: &World, control: &mut Control) {
+    fn on_frame<S: EngineScalar>(&mut self, world: &World, control: &mut Control) {
         if let Some(r) = &mut self.recorder
             && world.tick() == 0
             && r.wants_hash(0)
@@ -363,11 +364,11 @@ impl<G: Game> Game for Recording<G> {
         {
             self.fail(e);
         }
-        self.inner.on_frame(world, control);
+        self.inner.on_frame::<S>(world, control);
     }
 
-    fn on_tick(&mut self, world: &World, tick: u64) {
-        self.inner.on_tick(world, tick);
+    fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
+        self.inner.on_tick::<S>(world, tick);
         let Some(r) = &mut self.recorder else {
             return;
         };
@@ -384,14 +385,6 @@ impl<G: Game> Game for Recording<G> {
             Ok(()) => self.ticks = tick,
             Err(e) => self.fail(e),
         }
-    }
-
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
-        self.inner.present::<S>(world, sprites);
-    }
-
-    fn view(&self, config: &EngineConfig) -> ViewRect {
-        self.inner.view(config)
     }
 }
 
@@ -606,21 +599,27 @@ impl<G> Verifying<G> {
     }
 }
 
-impl<G: Game> Game for Verifying<G> {
-    fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> Result<()> {
-        self.inner.setup::<S>(setup)
+impl<G: Game> GameWrapper for Verifying<G> {
+    type Inner = G;
+
+    fn inner(&self) -> &G {
+        &self.inner
     }
 
-    fn on_input(&mut self, event: &InputEvent, control: &mut Control) {
-        self.inner.on_input(event, control);
+    fn inner_mut(&mut self) -> &mut G {
+        &mut self.inner
+    }
+
+    fn on_input<S: EngineScalar>(&mut self, event: &InputEvent, control: &mut Control) {
+        self.inner.on_input::<S>(event, control);
         control.drop_actions();
     }
 
-    fn on_frame(&mut self, world: &World, control: &mut Control) {
+    fn on_frame<S: EngineScalar>(&mut self, world: &World, control: &mut Control) {
         if world.tick() == 0 {
             self.check(world, 0);
         }
-        self.inner.on_frame(world, control);
+        self.inner.on_frame::<S>(world, control);
         // The recording holds the actions the game raised; raising them
         // again would deliver them twice.
         control.drop_actions();
@@ -629,17 +628,9 @@ impl<G: Game> Game for Verifying<G> {
         }
     }
 
-    fn on_tick(&mut self, world: &World, tick: u64) {
-        self.inner.on_tick(world, tick);
+    fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
+        self.inner.on_tick::<S>(world, tick);
         self.check(world, tick);
-    }
-
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
-        self.inner.present::<S>(world, sprites);
-    }
-
-    fn view(&self, config: &EngineConfig) -> ViewRect {
-        self.inner.view(config)
     }
 }
 

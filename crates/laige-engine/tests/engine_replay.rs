@@ -51,7 +51,7 @@ impl Game for Probe {
         Ok(())
     }
 
-    fn on_tick(&mut self, world: &World, _tick: u64) {
+    fn on_tick<S: EngineScalar>(&mut self, world: &World, _tick: u64) {
         for ev in world.input().delivered() {
             self.seen.push((ev.tick, ev.time_ns, ev.kind));
         }

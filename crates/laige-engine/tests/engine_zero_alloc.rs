@@ -30,7 +30,7 @@ impl Game for Watch {
         workload::install::<S>(setup.world(), &config)
     }
 
-    fn on_frame(&mut self, _world: &World, control: &mut Control) {
+    fn on_frame<S: EngineScalar>(&mut self, _world: &World, control: &mut Control) {
         match control.frame() {
             20 => alloc_watch::arm(),
             300 => self.counts = Some(alloc_watch::disarm()),
