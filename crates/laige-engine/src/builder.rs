@@ -20,7 +20,6 @@ use crate::options::EngineOptions;
 /// use laige_engine::{Engine, RunLimit, Pacing, EngineOptions, StateHash};
 ///
 /// #[derive(Clone, Copy, StateHash)]
-/// #[state_hash(crate = laige_engine::sim)]
 /// struct Counter(u32);
 ///
 /// let report = Engine::builder()

@@ -29,7 +29,6 @@
 //! use laige_engine::{Engine, EngineOptions, Pacing, RunLimit, StateHash};
 //!
 //! #[derive(Clone, Copy, StateHash)]
-//! #[state_hash(crate = laige_engine::sim)]
 //! struct Ticks(u64);
 //!
 //! let report = Engine::builder()
@@ -67,6 +66,10 @@
 // events, interrupt, config → options, report, resources → game → presenter →
 // session → gl_present → builder → headless → record → windowed.
 
+// The derive names `::laige_engine::sim` for a crate that depends on
+// laige-engine alone; this makes that path resolve inside this crate too.
+extern crate self as laige_engine;
+
 pub mod config;
 mod config_toml;
 
@@ -85,6 +88,7 @@ mod gl_present;
 
 mod builder;
 mod headless;
+pub mod prelude;
 pub mod record;
 #[cfg(feature = "window")]
 mod windowed;
