@@ -60,7 +60,6 @@
 
 pub mod args;
 mod present;
-pub mod replay;
 mod sim;
 
 use laige_engine::input::{ButtonState, InputKind, KeyCode};
@@ -70,6 +69,20 @@ use laige_engine::{Control, EngineConfig, EngineScalar, Game, Setup, World};
 pub use args::{Args, USAGE};
 pub use present::{SPRITE_SIDE, demo_view};
 pub use sim::{Attractor, BURST, HALF_EXTENT, MAX_BURSTS, Spawner, headless_script};
+
+/// The demo's replay identity for `entities` sprites: what shapes its
+/// simulation besides the config (`EngineBuilder::replay_identity`), so a
+/// replay of another entity count is refused rather than diverging.
+#[must_use]
+pub fn replay_identity(entities: u32) -> u64 {
+    let mut h = laige_engine::sim::StateHasher::default();
+    h.write_bytes(b"laige-demo");
+    h.write_u32(entities);
+    h.write_u32(BURST);
+    h.write_u32(MAX_BURSTS);
+    h.write_u32(HALF_EXTENT.cast_unsigned());
+    h.finish()
+}
 
 /// The demo game (see the crate docs).
 #[derive(Debug)]
@@ -98,7 +111,11 @@ impl Game for Demo {
         sim::install::<S>(setup, self.entities)
     }
 
-    fn on_input(&mut self, event: &laige_engine::input::InputEvent, control: &mut Control) {
+    fn on_input<S: EngineScalar>(
+        &mut self,
+        event: &laige_engine::input::InputEvent,
+        control: &mut Control,
+    ) {
         let InputKind::Key {
             key,
             state: ButtonState::Pressed,
@@ -115,7 +132,7 @@ impl Game for Demo {
         }
     }
 
-    fn on_frame(&mut self, world: &World, control: &mut Control) {
+    fn on_frame<S: EngineScalar>(&mut self, world: &World, control: &mut Control) {
         let every = self.progress_every_frames;
         if every > 0 && control.frame() > 1 && (control.frame() - 1).is_multiple_of(every) {
             let ms = control.running_time_ns() / 1_000_000;
@@ -137,7 +154,7 @@ impl Game for Demo {
         }
     }
 
-    fn on_tick(&mut self, _world: &World, tick: u64) {
+    fn on_tick<S: EngineScalar>(&mut self, _world: &World, tick: u64) {
         if self.mark_first_tick && tick == 1 {
             println!("laige-demo: first tick");
         }

@@ -15,9 +15,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use laige_demo::replay::{self as demo_replay, Recording, Verifying};
-use laige_demo::{Args, Demo, USAGE, args};
-use laige_engine::sim::replay::Replay;
+use laige_demo::{Args, Demo, USAGE, args, replay_identity};
 use laige_engine::{
     EXIT_SETUP_FAILED, EXIT_USAGE, Engine, EngineConfig, EngineOptions, FrameCapture,
     HeadlessRender, Pacing, RunLimit,
@@ -49,14 +47,14 @@ fn first_present_marker() {
 }
 
 fn run(args: &Args) -> laige_engine::Result<u8> {
-    let mut config = match &args.config {
+    let config = match &args.config {
         Some(path) => EngineConfig::from_toml_file(path)?,
         None => EngineConfig::default(),
     };
     laige_engine::core::diag::init_subscriber(&config.log.subscriber_config())?;
     let entities = args.entities.unwrap_or(10_000);
     if let Some(path) = &args.replay {
-        return play_back(path, &mut config, entities, args.quiet);
+        return play_back(path, &config, entities, args.quiet);
     }
     let game = Demo {
         entities,
@@ -92,25 +90,16 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
         sprite_capacity: entities as usize + 1,
         ..EngineOptions::default()
     };
-    let (report, recording) = match &args.record {
-        Some(path) => {
-            let mut rec = Recording::create(game, path, demo_replay::header(&config, entities))?;
-            let report = run_game(args, &config, options, limit_of(args), &mut rec)?;
-            (report, Some(rec))
-        }
-        None => {
-            let mut game = game;
-            let report = run_game(args, &config, options, limit_of(args), &mut game)?;
-            (report, None)
-        }
-    };
+    let report = run_game(args, &config, options, limit_of(args), game, entities)?;
     if args.profile {
         print!("{}", report.profile);
     }
     println!("{report}");
-    if let (Some(rec), Some(path)) = (recording, &args.record) {
-        let ticks = rec.finish()?;
-        println!("laige-demo: recorded {ticks} ticks to {}", path.display());
+    if let Some(recorded) = &report.recording {
+        println!("laige-demo: {recorded}");
+        if recorded.error.is_some() {
+            return Ok(EXIT_SETUP_FAILED);
+        }
     }
     Ok(report.exit_code())
 }
@@ -132,11 +121,16 @@ fn run_game<G: laige_engine::Game>(
     options: EngineOptions,
     limit: RunLimit,
     game: G,
+    entities: u32,
 ) -> laige_engine::Result<laige_engine::RunReport> {
     let mut builder = Engine::builder()
         .game(game)
         .config(config.clone())
-        .options(options);
+        .options(options)
+        .replay_identity(replay_identity(entities));
+    if let Some(path) = &args.record {
+        builder = builder.record(path);
+    }
     if args.window {
         builder.build()?.run_windowed(limit)
     } else {
@@ -155,59 +149,37 @@ fn run_game<G: laige_engine::Game>(
 
 /// `--replay FILE`: plays the recorded input back headless and unpaced on
 /// the recorded backend and seed, comparing the state hash after every
-/// tick; the first differing tick is printed and exits with code 5. A
-/// torn file (no end record: a crash, a kill, a full disk) plays its valid
-/// prefix: "torn after tick N; verified ticks 0..M", exit code 6. Damage
-/// inside the file is refused (exit 1).
+/// tick (`Engine::replay`); the first differing tick is printed and exits
+/// with code 5. A torn file (no end record: a crash, a kill, a full disk)
+/// plays its valid prefix: "torn after tick N; verified ticks 0..M", exit
+/// code 6. Damage inside the file is refused (exit 1).
 fn play_back(
     path: &std::path::Path,
-    config: &mut EngineConfig,
+    config: &EngineConfig,
     entities: u32,
     quiet: bool,
 ) -> laige_engine::Result<u8> {
-    let prefix = Replay::read_prefix(path)?;
-    let torn = prefix.is_torn();
-    let replay = match prefix.damage {
-        None => prefix.replay,
-        Some(damage) if torn => {
-            eprintln!("laige-demo: {damage}");
-            prefix.replay
-        }
-        Some(damage) => return Err(damage),
-    };
-    config.determinism.math = replay.header().backend;
-    config.determinism.seed = replay.header().seed;
-    demo_replay::check(&replay, config, entities)?;
-    let script = demo_replay::playback_script(&replay)?;
     let demo = Demo {
         entities,
         progress_every_frames: if quiet { 0 } else { 600 },
         mark_first_tick: false,
     };
-    let mut verifying = Verifying::new(demo, &replay);
-    let options = EngineOptions {
-        pacing: Pacing::Unpaced,
-        sprite_capacity: entities as usize + 1,
-        ..EngineOptions::default()
-    };
-    let report = Engine::builder()
-        .game(&mut verifying)
+    let verdict = Engine::builder()
+        .game(demo)
         .config(config.clone())
-        .options(options)
-        .scripted_input(script)
+        .options(EngineOptions {
+            sprite_capacity: entities as usize + 1,
+            ..EngineOptions::default()
+        })
+        .replay_identity(replay_identity(entities))
         .build()?
-        .run_headless(RunLimit::Ticks(replay.ticks()))?;
-    println!("{report}");
-    let outcome = verifying.outcome(replay.ticks(), torn);
-    if verifying.divergence.is_none() && report.exit_code() != 0 {
-        return Ok(report.exit_code());
+        .replay(path)?;
+    if let Some(damage) = &verdict.damage {
+        eprintln!("laige-demo: {damage}");
     }
-    println!(
-        "laige-demo: {outcome} ({}, seed {})",
-        replay.header().backend,
-        replay.header().seed
-    );
-    Ok(outcome.exit_code())
+    println!("{}", verdict.run);
+    println!("laige-demo: {verdict}");
+    Ok(verdict.exit_code())
 }
 
 /// The frame rate a headless run paces at (0 in the config: 60).

@@ -23,13 +23,11 @@ pub const MAX_BURSTS: u32 = 16;
 pub const HALF_EXTENT: i32 = 1000;
 /// The attractor: where the swarm is pulled to (hashed state).
 #[derive(Clone, Copy, Debug, PartialEq, StateHash)]
-#[state_hash(crate = laige_engine::sim)]
 pub struct Attractor<S>(pub Vec2<S>);
 
 /// The demo's generator and counters (hashed state): the SplitMix64 state
 /// the bursts draw from, and the sprites spawned by bursts so far.
 #[derive(Clone, Copy, Debug, PartialEq, StateHash)]
-#[state_hash(crate = laige_engine::sim)]
 pub struct Spawner {
     /// The generator's state.
     pub rng: u64,

@@ -89,7 +89,7 @@ fn with_input_dropped(src: &Path, dst: &Path, at: u64) {
     let replay = Replay::read(src).unwrap();
     let mut rec = ReplayRecorder::new(Vec::new(), replay.header().clone()).unwrap();
     let mut none = Vec::new();
-    laige_demo::replay::encode_events(&[], &mut none);
+    laige_engine::record::encode_tick_input(&[], &mut none);
     for r in replay.records() {
         match r {
             Record::Input { tick, payload } => {
@@ -111,7 +111,7 @@ fn a_changed_input_is_reported_at_its_first_differing_tick() {
     // Tick 66 moves the attractor (one pointer move every 6 ticks): without
     // it, the state after tick 66 — completed tick count 67 — differs.
     let replay = Replay::read(&good).unwrap();
-    let events = laige_demo::replay::decode_events(replay.input(66).unwrap()).unwrap();
+    let events = laige_engine::record::decode_tick_input(replay.input(66).unwrap()).unwrap();
     assert!(
         events
             .iter()
@@ -150,7 +150,7 @@ fn damaged_or_mismatched_replays_are_clear_errors() {
     let (code, out, err) = run(&["--replay", torn.to_str().unwrap(), "--entities", "400"]);
     assert_eq!(
         code,
-        i32::from(laige_demo::replay::EXIT_REPLAY_TORN),
+        i32::from(laige_engine::EXIT_REPLAY_TORN),
         "{out}\n{err}"
     );
     assert!(err.contains("replay/corrupt"), "{err}");
@@ -166,9 +166,16 @@ fn damaged_or_mismatched_replays_are_clear_errors() {
     );
 
     // A flipped byte in the middle: the record's CRC names it.
-    let mut flipped = bytes.clone();
-    let mid = flipped.len() / 3;
-    flipped[mid] ^= 0x40;
+    // (A flip inside a length field reads as a torn tail, so take the
+    // first byte from a third in whose flip the reader calls damage.)
+    let flipped = (bytes.len() / 3..bytes.len())
+        .map(|at| {
+            let mut f = bytes.clone();
+            f[at] ^= 0x40;
+            f
+        })
+        .find(|f| Replay::parse_prefix(f).is_ok_and(|p| p.damage.is_some() && !p.is_torn()))
+        .expect("a flip the CRC catches");
     let f = d.join("flipped.lrp");
     std::fs::write(&f, &flipped).unwrap();
     let (code, _, err) = run(&["--replay", f.to_str().unwrap(), "--entities", "400"]);

@@ -1,7 +1,7 @@
 //! [`EngineBuilder`] → [`Engine`]: configuration, registrations, options;
 //! then one run (`run_headless` / `run_windowed`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use hecs::Component;
 use laige_core::Result;
@@ -20,7 +20,6 @@ use crate::options::EngineOptions;
 /// use laige_engine::{Engine, RunLimit, Pacing, EngineOptions, StateHash};
 ///
 /// #[derive(Clone, Copy, StateHash)]
-/// #[state_hash(crate = laige_engine::sim)]
 /// struct Counter(u32);
 ///
 /// let report = Engine::builder()
@@ -48,6 +47,10 @@ pub struct EngineBuilder<G = NoGame> {
     pub(crate) registrations: Vec<Registration>,
     pub(crate) script: Vec<(ScriptAt, InputKind)>,
     pub(crate) options: EngineOptions,
+    /// Where the run is recorded ([`record`](EngineBuilder::record)).
+    pub(crate) record: Option<PathBuf>,
+    /// The game's part of the replay identity.
+    pub(crate) replay_identity: u64,
 }
 
 impl Default for EngineBuilder<NoGame> {
@@ -58,6 +61,8 @@ impl Default for EngineBuilder<NoGame> {
             registrations: Vec::new(),
             script: Vec::new(),
             options: EngineOptions::default(),
+            record: None,
+            replay_identity: 0,
         }
     }
 }
@@ -72,6 +77,8 @@ impl<G: Game> EngineBuilder<G> {
             registrations: self.registrations,
             script: self.script,
             options: self.options,
+            record: self.record,
+            replay_identity: self.replay_identity,
         }
     }
 
@@ -143,6 +150,28 @@ impl<G: Game> EngineBuilder<G> {
         self
     }
 
+    /// Records the run to a replay file at `path` (created, or truncated,
+    /// when the run starts; see [`record`](crate::record)): the header,
+    /// every tick's input with its sub-tick times, and the state hash after
+    /// every tick. [`RunReport::recording`](crate::RunReport::recording)
+    /// says what was written; [`Engine::replay`] plays it back.
+    #[must_use]
+    pub fn record(mut self, path: impl Into<PathBuf>) -> Self {
+        self.record = Some(path.into());
+        self
+    }
+
+    /// The game's part of the replay identity: a value that changes when
+    /// something outside the config shapes the simulation (an entity count
+    /// from the command line, a level). A replay recorded with another
+    /// identity is refused (`replay/identity_mismatch`, field
+    /// `config_hash`). Default 0.
+    #[must_use]
+    pub fn replay_identity(mut self, identity: u64) -> Self {
+        self.replay_identity = identity;
+        self
+    }
+
     /// Validates the config and the options.
     ///
     /// # Errors
@@ -199,6 +228,7 @@ impl<G> std::fmt::Debug for Engine<G> {
             .field("options", &self.parts.options)
             .field("registrations", &self.parts.registrations.len())
             .field("script", &self.parts.script.len())
+            .field("record", &self.parts.record)
             .finish_non_exhaustive()
     }
 }
@@ -210,6 +240,7 @@ impl<G> std::fmt::Debug for EngineBuilder<G> {
             .field("options", &self.options)
             .field("registrations", &self.registrations.len())
             .field("script", &self.script.len())
+            .field("record", &self.record)
             .finish_non_exhaustive()
     }
 }

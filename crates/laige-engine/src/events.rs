@@ -41,7 +41,7 @@ pub const CAPTURE_FAILED: EventId = EventId::new("engine", "capture_failed");
 /// created, or the event loop failed (Unsupported/Failed; returned).
 pub const WINDOW_FAILED: EventId = EventId::new("engine", "window_failed");
 /// `engine/callback_panicked` (Failed): a game callback (`on_frame`,
-/// `on_input`, `view`, `present`) panicked; field = the callback, detail =
+/// `on_input`, `on_tick`, `view`, `present`, `finish`) panicked; field = the callback, detail =
 /// the panic message. The run ends like a failing system: exit code 3,
 /// through the ordered shutdown.
 pub const CALLBACK_PANICKED: EventId = EventId::new("engine", "callback_panicked");

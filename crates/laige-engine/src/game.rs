@@ -23,6 +23,7 @@ use laige_sim::input::{InputEvent, InputKind};
 use laige_sim::{LoopState, StateHash, World};
 
 use crate::EngineConfig;
+use crate::report::RunReport;
 
 /// A scalar the engine can run a simulation on: a [`SimScalar`] whose
 /// values enter the state hash — the bound of the engine's generic code.
@@ -71,8 +72,15 @@ impl Setup<'_> {
 /// and (all optional) drives the lifecycle from input and frames, observes
 /// completed ticks, and presents sprites.
 ///
-/// Every method is statically dispatched; the generic ones are
-/// instantiated once, for the scalar of the configured backend.
+/// Every method is statically dispatched and generic over the scalar `S`
+/// of the configured backend (instantiated once, for that scalar), so a
+/// hook reads the game's `S`-typed components directly
+/// (`world.query::<&Position<S>>()`).
+///
+/// A game that wraps another game (a recorder, a debug overlay) implements
+/// [`GameWrapper`] instead: every hook it does not override forwards to
+/// the inner game, so forgetting one (say `present`) cannot silently drop
+/// the inner game's rendering.
 pub trait Game {
     /// Registers components and systems and spawns the initial world.
     /// Called once per run, before the first frame, with `S` the scalar of
@@ -86,22 +94,27 @@ pub trait Game {
     /// queued for the simulation: the place for engine-level reactions
     /// (pause, single step, interpolation, exit) through `control`.
     /// Default: nothing.
-    fn on_input(&mut self, event: &InputEvent, control: &mut Control) {
+    fn on_input<S: EngineScalar>(&mut self, event: &InputEvent, control: &mut Control) {
         let _ = (event, control);
     }
 
     /// Once per frame, before the frame's ticks (the place a classic game
     /// loop processes input): progress output, scripted lifecycle changes.
     /// Default: nothing.
-    fn on_frame(&mut self, world: &World, control: &mut Control) {
+    fn on_frame<S: EngineScalar>(&mut self, world: &World, control: &mut Control) {
         let _ = (world, control);
     }
 
-    /// After every completed tick, with the new tick count (the seat of a
-    /// replay recorder: `world.input().delivered()` holds the tick's
-    /// input). Must not allocate or block (it runs inside the tick's
-    /// budget). Default: nothing.
-    fn on_tick(&mut self, world: &World, tick: u64) {
+    /// After every completed tick, with the new tick count
+    /// (`world.input().delivered()` holds the tick's input). It runs inside
+    /// the tick's budget and the debug build's zero-allocation window: it
+    /// must not allocate once warmed up (reserve buffers in `setup`) and
+    /// should not block. The engine's own recorder
+    /// ([`EngineBuilder::record`](crate::EngineBuilder::record)) runs
+    /// here under the same rule: it encodes into a buffer it reserved and
+    /// writes one flushed record per tick — a write, no allocation
+    /// (`tests/engine_zero_alloc.rs` proves both). Default: nothing.
+    fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
         let _ = (world, tick);
     }
 
@@ -126,6 +139,123 @@ pub trait Game {
     /// window, one world unit per pixel.
     fn view(&self, config: &EngineConfig) -> ViewRect {
         default_view(config)
+    }
+
+    /// Once, when the run has ended (after the ordered shutdown, before
+    /// `run_*` returns), with the final world and the report: the place to
+    /// read the game's state after a run (a final score, a summary). It
+    /// sees every tick, the last ones included. Default: nothing.
+    fn finish<S: EngineScalar>(&mut self, world: &World, report: &RunReport) {
+        let _ = (world, report);
+    }
+}
+
+/// A game that wraps another: implement [`inner`](Self::inner) and
+/// [`inner_mut`](Self::inner_mut), override the hooks the wrapper adds
+/// to (calling the inner game's itself where it should run too), and the
+/// wrapper is a [`Game`] whose every other hook forwards to the inner
+/// game.
+///
+/// ```
+/// use laige_engine::{Engine, EngineOptions, EngineScalar, Game, GameWrapper, NoGame, Pacing, RunLimit, World};
+///
+/// /// Counts ticks, and is otherwise the game it wraps (rendering included).
+/// struct TickCounter<G> { inner: G, ticks: u64 }
+///
+/// impl<G: Game> GameWrapper for TickCounter<G> {
+///     type Inner = G;
+///     fn inner(&self) -> &G { &self.inner }
+///     fn inner_mut(&mut self) -> &mut G { &mut self.inner }
+///     fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
+///         self.ticks += 1;
+///         self.inner.on_tick::<S>(world, tick);
+///     }
+/// }
+///
+/// let mut counted = TickCounter { inner: NoGame, ticks: 0 };
+/// Engine::builder()
+///     .game(&mut counted)
+///     .options(EngineOptions { pacing: Pacing::Unpaced, handle_ctrl_c: false, ..Default::default() })
+///     .build()?
+///     .run_headless(RunLimit::Ticks(30))?;
+/// assert_eq!(counted.ticks, 30);
+/// # Ok::<(), laige_core::Error>(())
+/// ```
+///
+/// Why a second trait and not default methods on `Game`: a default must
+/// not depend on a field, so only a trait that knows the inner game can
+/// forward by default. `Game` is implemented for every `GameWrapper`; a
+/// type implements one or the other.
+pub trait GameWrapper {
+    /// The wrapped game.
+    type Inner: Game + ?Sized;
+
+    /// The wrapped game.
+    fn inner(&self) -> &Self::Inner;
+
+    /// The wrapped game, exclusively.
+    fn inner_mut(&mut self) -> &mut Self::Inner;
+
+    /// [`Game::setup`]; forwards by default.
+    ///
+    /// # Errors
+    /// As [`Game::setup`].
+    fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> Result<()> {
+        self.inner_mut().setup::<S>(setup)
+    }
+
+    /// [`Game::on_input`]; forwards by default.
+    fn on_input<S: EngineScalar>(&mut self, event: &InputEvent, control: &mut Control) {
+        self.inner_mut().on_input::<S>(event, control);
+    }
+
+    /// [`Game::on_frame`]; forwards by default.
+    fn on_frame<S: EngineScalar>(&mut self, world: &World, control: &mut Control) {
+        self.inner_mut().on_frame::<S>(world, control);
+    }
+
+    /// [`Game::on_tick`]; forwards by default.
+    fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
+        self.inner_mut().on_tick::<S>(world, tick);
+    }
+
+    /// [`Game::present`]; forwards by default.
+    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
+        self.inner_mut().present::<S>(world, sprites);
+    }
+
+    /// [`Game::view`]; forwards by default.
+    fn view(&self, config: &EngineConfig) -> ViewRect {
+        self.inner().view(config)
+    }
+
+    /// [`Game::finish`]; forwards by default.
+    fn finish<S: EngineScalar>(&mut self, world: &World, report: &RunReport) {
+        self.inner_mut().finish::<S>(world, report);
+    }
+}
+
+impl<W: GameWrapper> Game for W {
+    fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> Result<()> {
+        GameWrapper::setup::<S>(self, setup)
+    }
+    fn on_input<S: EngineScalar>(&mut self, event: &InputEvent, control: &mut Control) {
+        GameWrapper::on_input::<S>(self, event, control);
+    }
+    fn on_frame<S: EngineScalar>(&mut self, world: &World, control: &mut Control) {
+        GameWrapper::on_frame::<S>(self, world, control);
+    }
+    fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
+        GameWrapper::on_tick::<S>(self, world, tick);
+    }
+    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
+        GameWrapper::present::<S>(self, world, sprites);
+    }
+    fn view(&self, config: &EngineConfig) -> ViewRect {
+        GameWrapper::view(self, config)
+    }
+    fn finish<S: EngineScalar>(&mut self, world: &World, report: &RunReport) {
+        GameWrapper::finish::<S>(self, world, report);
     }
 }
 
@@ -153,24 +283,13 @@ fn unit_view() -> ViewRect {
 
 /// A game lent for one run: the caller keeps it and reads what it
 /// observed afterwards (`.game(&mut my_game)`).
-impl<G: Game + ?Sized> Game for &mut G {
-    fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> Result<()> {
-        (**self).setup::<S>(setup)
+impl<G: Game + ?Sized> GameWrapper for &mut G {
+    type Inner = G;
+    fn inner(&self) -> &G {
+        self
     }
-    fn on_input(&mut self, event: &InputEvent, control: &mut Control) {
-        (**self).on_input(event, control);
-    }
-    fn on_frame(&mut self, world: &World, control: &mut Control) {
-        (**self).on_frame(world, control);
-    }
-    fn on_tick(&mut self, world: &World, tick: u64) {
-        (**self).on_tick(world, tick);
-    }
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
-        (**self).present::<S>(world, sprites);
-    }
-    fn view(&self, config: &EngineConfig) -> ViewRect {
-        (**self).view(config)
+    fn inner_mut(&mut self) -> &mut G {
+        self
     }
 }
 
@@ -328,6 +447,14 @@ impl Control {
         } else {
             self.dropped_actions = self.dropped_actions.saturating_add(1);
         }
+    }
+
+    /// Forgets the actions raised in this callback (a replay's playback:
+    /// the recording holds them).
+    pub(crate) fn drop_actions(&mut self) {
+        self.actions = [None; MAX_ACTIONS_PER_CALLBACK];
+        self.n_actions = 0;
+        self.dropped_actions = 0;
     }
 
     /// Clears the requests (the engine does this before each callback).

@@ -44,7 +44,15 @@ impl<G: Game> Engine<G> {
     /// a builder registration, the scripted input, the Ctrl-C handler, the
     /// headless GL context. Everything after the start ends in the ordered
     /// shutdown and is reported in [`RunReport::exit`].
-    pub fn run_headless(self, limit: RunLimit) -> Result<RunReport> {
+    pub fn run_headless(mut self, limit: RunLimit) -> Result<RunReport> {
+        if let Some(path) = self.parts.record.take() {
+            return crate::record::run_recorded(self.parts, &path, |e| e.run_headless_now(limit));
+        }
+        self.run_headless_now(limit)
+    }
+
+    /// [`run_headless`](Self::run_headless) without the recording step.
+    pub(crate) fn run_headless_now(self, limit: RunLimit) -> Result<RunReport> {
         let backend = self.parts.config.determinism.math;
         backend.run(HeadlessRun {
             parts: self.parts,
@@ -79,6 +87,7 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for HeadlessRun<G> {
             registrations,
             script,
             options,
+            ..
         } = self.parts;
         let world = build_world::<G, S>(&mut game, &config, registrations, &options)?;
         let script = ScriptedInput::new(config.game_loop.tick_rate_hz, script)?;
@@ -219,7 +228,7 @@ impl Drive<'_> {
                 break;
             }
         }
-        Ok(session.shutdown(&mut presenter, ExitReason::Completed))
+        Ok(session.shutdown::<G, S, _>(&mut game, &mut presenter, ExitReason::Completed))
     }
 }
 

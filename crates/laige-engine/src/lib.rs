@@ -29,7 +29,6 @@
 //! use laige_engine::{Engine, EngineOptions, Pacing, RunLimit, StateHash};
 //!
 //! #[derive(Clone, Copy, StateHash)]
-//! #[state_hash(crate = laige_engine::sim)]
 //! struct Ticks(u64);
 //!
 //! let report = Engine::builder()
@@ -66,8 +65,12 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The module graph runs one way (each module uses only those above it):
-// events, interrupt, config → options, report → game → presenter →
-// session → gl_present → builder → headless → windowed.
+// events, interrupt, config → options, report, resources → game → presenter →
+// session → gl_present → builder → headless → record → windowed.
+
+// The derive names `::laige_engine::sim` for a crate that depends on
+// laige-engine alone; this makes that path resolve inside this crate too.
+extern crate self as laige_engine;
 
 pub mod config;
 mod config_toml;
@@ -76,6 +79,7 @@ pub mod events;
 pub mod interrupt;
 mod options;
 mod report;
+mod resources;
 
 mod game;
 mod presenter;
@@ -86,18 +90,22 @@ mod gl_present;
 
 mod builder;
 mod headless;
+pub mod prelude;
+pub mod record;
 #[cfg(feature = "window")]
 mod windowed;
 
 pub use builder::{Engine, EngineBuilder};
 pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
 pub use config_toml::CONFIG_PARSE_FAILED;
-pub use game::{Control, EngineScalar, Game, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
+pub use game::{Control, EngineScalar, Game, GameWrapper, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
 pub use options::{EngineOptions, FrameCapture, HeadlessRender, Pacing, RunLimit};
+pub use record::{Recorded, ReplayOutcome, ReplayReport};
 pub use report::{
-    EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED,
-    EXIT_USAGE, ExitReason, RunReport,
+    EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_REPLAY_DIVERGED, EXIT_REPLAY_TORN,
+    EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED, EXIT_USAGE, ExitReason, RunReport,
 };
+pub use resources::RNG_RESOURCE;
 
 // The parts, for game crates that depend on laige-engine alone.
 pub use hecs;
@@ -109,7 +117,7 @@ pub use laige_core::{
     Error, ErrorCode, Fp32Pinned, Fpx16_16, MathBackend, Result, SimScalar, Vec2,
 };
 pub use laige_sim::input;
-pub use laige_sim::{Alpha, LoopState, StateHash, SystemContext, World};
+pub use laige_sim::{Alpha, LoopState, SimRng, StateHash, SystemContext, World};
 
 /// The README's guide, compiled and run as a doctest (`cargo test --doc`).
 #[cfg(doctest)]

@@ -25,6 +25,12 @@ pub const EXIT_RENDER_FAILED: u8 = 4;
 /// 130 = 128 + SIGINT, what a shell reports for a process killed by
 /// Ctrl-C, so scripts see the usual value.
 pub const EXIT_INTERRUPTED: u8 = 130;
+/// Exit code of a replay that did not verify: a state hash differs from
+/// the recording, or the playback compared none (or not all) of them.
+pub const EXIT_REPLAY_DIVERGED: u8 = 5;
+/// Exit code of a torn replay whose valid prefix verified: the file ends
+/// early (no end record), and every state hash it holds matched.
+pub const EXIT_REPLAY_TORN: u8 = 6;
 
 /// Why a run ended. Every reason goes through the same ordered shutdown.
 #[derive(Debug)]
@@ -143,6 +149,9 @@ pub struct RunReport {
     pub first_tick_wall_ns: Option<i64>,
     /// The profiler's report (tick, frame and per-system lines).
     pub profile: String,
+    /// What a recorded run wrote (`EngineBuilder::record`); `None` when the
+    /// run was not recorded.
+    pub recording: Option<crate::record::Recorded>,
 }
 
 impl RunReport {
@@ -212,6 +221,9 @@ impl fmt::Display for RunReport {
             self.input.delivered, self.input.late, self.input.overflowed
         )?;
         writeln!(f, "entities:   {}", self.entities)?;
+        if let Some(recording) = &self.recording {
+            writeln!(f, "recording:  {recording}")?;
+        }
         write!(f, "state hash: {:016x}", self.state_hash)
     }
 }
@@ -248,6 +260,7 @@ mod tests {
             wall_ns: 10_000_000_000,
             first_tick_wall_ns: Some(16_700_000),
             profile: String::new(),
+            recording: None,
         }
     }
 

@@ -44,8 +44,9 @@ use crate::presenter::Presenter;
 use crate::report::{ExitReason, RunReport};
 use crate::{EngineConfig, events};
 
-/// The world of a run: input capacity, the game's setup for `S`, then the
-/// builder's registrations in order.
+/// The world of a run: input capacity, the engine's resources (the seeded
+/// rng), the game's setup for `S`, then the builder's registrations in
+/// order.
 pub(crate) fn build_world<G: Game, S: EngineScalar>(
     game: &mut G,
     config: &EngineConfig,
@@ -54,6 +55,7 @@ pub(crate) fn build_world<G: Game, S: EngineScalar>(
 ) -> Result<World> {
     let mut world = World::default();
     world.input_mut().set_capacity(options.input_capacity)?;
+    crate::resources::insert_engine_resources(&mut world, config)?;
     game.setup::<S>(&mut Setup {
         world: &mut world,
         config,
@@ -88,17 +90,18 @@ pub(crate) struct RunPlan {
 
 /// The loop hooks of a run: the game's `on_tick`, and the wall time of
 /// the first completed tick.
-struct EngineHooks<'a, G> {
+struct EngineHooks<'a, G, S> {
     game: &'a mut G,
     first_tick_wall: &'a mut Option<i64>,
+    scalar: std::marker::PhantomData<fn() -> S>,
 }
 
-impl<G: Game> LoopHooks for EngineHooks<'_, G> {
+impl<G: Game, S: EngineScalar> LoopHooks for EngineHooks<'_, G, S> {
     fn on_tick(&mut self, world: &World, tick: u64) {
         if self.first_tick_wall.is_none() {
             *self.first_tick_wall = Some(SteadyClock.now_ns());
         }
-        self.game.on_tick(world, tick);
+        self.game.on_tick::<S>(world, tick);
     }
 }
 
@@ -247,17 +250,18 @@ impl<C: MonotonicClock> Session<C> {
         self.control.frame = k;
         let world = self.game_loop.world();
         let control = &mut self.control;
-        if let Err(err) = catch_callback("on_frame", || game.on_frame(world, control)) {
+        if let Err(err) = catch_callback("on_frame", || game.on_frame::<S>(world, control)) {
             self.fail_tick(err);
             return false;
         }
-        self.apply(game, reading_ns);
+        self.apply::<G, S>(game, reading_ns);
         if self.exit.is_some() {
             return false;
         }
-        let mut hooks = EngineHooks {
+        let mut hooks = EngineHooks::<G, S> {
             game: &mut *game,
             first_tick_wall: &mut self.first_tick_wall,
+            scalar: std::marker::PhantomData,
         };
         if let Err(err) = self.game_loop.frame_with(&mut hooks) {
             self.fail_tick(err);
@@ -351,7 +355,7 @@ impl<C: MonotonicClock> Session<C> {
             reason = "the windowed run's; headless runs have no platform events"
         )
     )]
-    pub(crate) fn input_event<G: Game>(
+    pub(crate) fn input_event<G: Game, S: EngineScalar>(
         &mut self,
         game: &mut G,
         reading_ns: i64,
@@ -374,16 +378,16 @@ impl<C: MonotonicClock> Session<C> {
         };
         self.refresh_control(presented);
         let control = &mut self.control;
-        if let Err(err) = catch_callback("on_input", || game.on_input(&event, control)) {
+        if let Err(err) = catch_callback("on_input", || game.on_input::<S>(&event, control)) {
             self.fail_tick(err);
             return;
         }
-        self.apply(game, reading_ns);
+        self.apply::<G, S>(game, reading_ns);
     }
 
     /// Carries out the control requests, in the documented order: actions,
     /// pause/resume, steps, interpolation, exit.
-    fn apply<G: Game>(&mut self, game: &mut G, reading_ns: i64) {
+    fn apply<G: Game, S: EngineScalar>(&mut self, game: &mut G, reading_ns: i64) {
         let n = self.control.n_actions;
         for slot in 0..n {
             if let Some(kind) = self.control.actions[slot].take() {
@@ -411,9 +415,10 @@ impl<C: MonotonicClock> Session<C> {
             if self.game_loop.state() != LoopState::Paused || self.exit.is_some() {
                 break;
             }
-            let mut hooks = EngineHooks {
+            let mut hooks = EngineHooks::<G, S> {
                 game: &mut *game,
                 first_tick_wall: &mut self.first_tick_wall,
+                scalar: std::marker::PhantomData,
             };
             if let Err(err) = self.game_loop.step_with(&mut hooks) {
                 self.fail_tick(err);
@@ -445,12 +450,14 @@ impl<C: MonotonicClock> Session<C> {
     /// 3. the profiler summary (`engine/profiler_summary`);
     /// 4. the rate-limit summary (`diag/rate_limited`, one per key with
     ///    suppressed events);
-    /// 5. `engine/stopped` (Info) and the report.
+    /// 5. `engine/stopped` (Info) and the report;
+    /// 6. [`Game::finish`] with the final world and the report.
     ///
     /// The reason is the one the session decided, or `ended_by` (what the
     /// driver saw end the run: the window closed) when it decided none.
-    pub(crate) fn shutdown<P: Presenter>(
+    pub(crate) fn shutdown<G: Game, S: EngineScalar, P: Presenter>(
         mut self,
+        game: &mut G,
         presenter: &mut P,
         ended_by: ExitReason,
     ) -> RunReport {
@@ -499,7 +506,7 @@ impl<C: MonotonicClock> Session<C> {
             exit_code = reason.exit_code(),
             state_hash = %format_args!("{state_hash:016x}")
         );
-        RunReport {
+        let mut report = RunReport {
             backend: self.backend,
             ticks: world.tick(),
             frames: stats.frames,
@@ -518,8 +525,17 @@ impl<C: MonotonicClock> Session<C> {
             wall_ns: SteadyClock.now_ns() - self.started_wall,
             first_tick_wall_ns: self.first_tick_wall.map(|t| t - self.started_wall),
             profile,
+            recording: None,
             exit: reason,
+        };
+        // 6. the game's `finish`, with the final world and the report (a
+        //    panic in it fails the run like any callback's).
+        if let Err(err) = catch_callback("finish", || game.finish::<S>(world, &report))
+            && report.exit.error().is_none()
+        {
+            report.exit = ExitReason::SystemFailed(err);
         }
+        report
     }
 }
 
@@ -603,7 +619,7 @@ mod tests {
         fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
             Ok(())
         }
-        fn on_input(&mut self, event: &InputEvent, control: &mut Control) {
+        fn on_input<S: EngineScalar>(&mut self, event: &InputEvent, control: &mut Control) {
             self.seen.push((event.tick, event.kind));
             if let InputKind::Key {
                 key,
@@ -684,11 +700,11 @@ mod tests {
         let (mut s, clock) = session();
         let mut game = Keys::default();
         // A key at 20 ms (tick 1's interval) is queued for tick 1 and shown.
-        s.input_event(&mut game, 20_000_000, press(KeyCode::B), 0);
+        s.input_event::<_, Fpx16_16>(&mut game, 20_000_000, press(KeyCode::B), 0);
         assert_eq!(game.seen, [(1, press(KeyCode::B))]);
         assert_eq!(s.game_loop.world().input().pending_len(), 1);
         // An action raised by a callback is stamped like its event.
-        s.input_event(&mut game, 21_000_000, press(KeyCode::A), 0);
+        s.input_event::<_, Fpx16_16>(&mut game, 21_000_000, press(KeyCode::A), 0);
         let pending: Vec<_> = s
             .game_loop
             .world()
@@ -710,12 +726,12 @@ mod tests {
         assert_eq!(s.next_frame(40_000_000), Some(1));
         assert!(s.frame::<_, Fpx16_16, _>(&mut game, &mut presenter, 40_000_000)); // ticks 0 and 1
         assert_eq!(s.game_loop.current_tick(), 2);
-        s.input_event(&mut game, 40_000_000, press(KeyCode::P), 0);
+        s.input_event::<_, Fpx16_16>(&mut game, 40_000_000, press(KeyCode::P), 0);
         assert_eq!(s.game_loop.state(), LoopState::Paused);
-        s.input_event(&mut game, 40_000_000, press(KeyCode::S), 0);
-        s.input_event(&mut game, 40_000_000, press(KeyCode::S), 0);
+        s.input_event::<_, Fpx16_16>(&mut game, 40_000_000, press(KeyCode::S), 0);
+        s.input_event::<_, Fpx16_16>(&mut game, 40_000_000, press(KeyCode::S), 0);
         assert_eq!(s.game_loop.current_tick(), 4);
-        s.input_event(&mut game, 40_000_000, press(KeyCode::P), 0);
+        s.input_event::<_, Fpx16_16>(&mut game, 40_000_000, press(KeyCode::P), 0);
         assert_eq!(s.game_loop.state(), LoopState::Running);
         // The published frame carries the alpha at its reading: 40 ms at
         // 60 Hz is 2.4 ticks, 2 consumed by the clock (steps consume none).
@@ -723,7 +739,7 @@ mod tests {
         assert!(presenter.frames[0].interpolate);
         assert_eq!(presenter.frames[0].sim_tick, 2);
         // Interpolation off: the descriptor says "draw the last tick".
-        s.input_event(&mut game, 45_000_000, press(KeyCode::I), 0);
+        s.input_event::<_, Fpx16_16>(&mut game, 45_000_000, press(KeyCode::I), 0);
         clock.set_ns(45_000_000);
         assert_eq!(s.next_frame(45_000_000), Some(2));
         assert!(s.frame::<_, Fpx16_16, _>(&mut game, &mut presenter, 45_000_000));
@@ -732,10 +748,11 @@ mod tests {
         assert_eq!((off.alpha.ppb(), off.interpolate), (700_000_000, false));
         assert_eq!(off.blend_factor(), 1.0);
         // Exit: the ordered shutdown reports the game's exit.
-        s.input_event(&mut game, 46_000_000, press(KeyCode::Q), 0);
+        s.input_event::<_, Fpx16_16>(&mut game, 46_000_000, press(KeyCode::Q), 0);
         assert!(s.should_stop());
         assert_eq!(s.next_frame(50_000_000), None);
-        let report = s.shutdown(&mut presenter, ExitReason::WindowClosed);
+        let report =
+            s.shutdown::<_, Fpx16_16, _>(&mut NoGame, &mut presenter, ExitReason::WindowClosed);
         assert!(matches!(report.exit, ExitReason::GameExit));
         assert_eq!(report.ticks, 4);
     }
@@ -766,7 +783,8 @@ mod tests {
         }
         assert_eq!(s.next_frame(50_000_001), None);
         assert_eq!(s.frames(), 2);
-        let report = s.shutdown(&mut presenter, ExitReason::WindowClosed);
+        let report =
+            s.shutdown::<_, Fpx16_16, _>(&mut NoGame, &mut presenter, ExitReason::WindowClosed);
         assert!(matches!(report.exit, ExitReason::Completed));
         assert_eq!((report.frames, report.ticks), (2, 2));
 
@@ -778,7 +796,7 @@ mod tests {
         assert_eq!(s.next_frame(0), Some(1));
         assert!(!s.frame::<_, Fpx16_16, _>(&mut NoGame, &mut failing, 0));
         assert_eq!(s.next_frame(0), None);
-        let report = s.shutdown(&mut failing, ExitReason::Completed);
+        let report = s.shutdown::<_, Fpx16_16, _>(&mut NoGame, &mut failing, ExitReason::Completed);
         assert!(matches!(report.exit, ExitReason::RenderFailed(_)));
         assert_eq!(report.exit_code(), crate::EXIT_RENDER_FAILED);
     }
@@ -812,10 +830,10 @@ mod tests {
         fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
             Ok(())
         }
-        fn on_frame(&mut self, _: &World, _: &mut Control) {
+        fn on_frame<S: EngineScalar>(&mut self, _: &World, _: &mut Control) {
             assert_ne!(self.0, "on_frame", "game bug in on_frame");
         }
-        fn on_input(&mut self, _: &InputEvent, _: &mut Control) {
+        fn on_input<S: EngineScalar>(&mut self, _: &InputEvent, _: &mut Control) {
             assert_ne!(self.0, "on_input", "game bug in on_input");
         }
         fn present<S: EngineScalar>(&mut self, _: &World, sprites: &mut Vec<Sprite>) {
@@ -836,7 +854,7 @@ mod tests {
             let mut presenter = Record::default();
             assert_eq!(s.next_frame(0), Some(1));
             if callback == "on_input" {
-                s.input_event(&mut game, 0, press(KeyCode::A), 0);
+                s.input_event::<_, Fpx16_16>(&mut game, 0, press(KeyCode::A), 0);
             } else {
                 assert!(!s.frame::<_, Fpx16_16, _>(&mut game, &mut presenter, 0));
             }
@@ -845,7 +863,8 @@ mod tests {
                 // The frame went out empty: nothing half-built is drawn.
                 assert_eq!(presenter.firsts, [None], "{callback}");
             }
-            let report = s.shutdown(&mut presenter, ExitReason::Completed);
+            let report =
+                s.shutdown::<_, Fpx16_16, _>(&mut NoGame, &mut presenter, ExitReason::Completed);
             assert_eq!(report.exit_code(), crate::EXIT_SYSTEM_FAILED, "{callback}");
             let ExitReason::SystemFailed(err) = &report.exit else {
                 panic!("{callback}: {:?}", report.exit);
@@ -864,7 +883,7 @@ mod tests {
             fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
                 Ok(())
             }
-            fn on_frame(&mut self, _: &World, _: &mut Control) {
+            fn on_frame<S: EngineScalar>(&mut self, _: &World, _: &mut Control) {
                 self.0 += 1.0;
             }
             fn view(&self, _: &EngineConfig) -> laige_render::gl::ViewRect {
@@ -900,7 +919,7 @@ mod tests {
             fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
                 Ok(())
             }
-            fn on_frame(&mut self, _: &World, control: &mut Control) {
+            fn on_frame<S: EngineScalar>(&mut self, _: &World, control: &mut Control) {
                 for i in 0..20 {
                     control.action(i, 0);
                 }

@@ -62,7 +62,15 @@ impl<G: Game> Engine<G> {
     /// Failures before the run starts (exit code 1): setup, no display
     /// (`engine/window_failed`, Unsupported), no window or GL 3.3 context,
     /// the event loop refusing to start.
-    pub fn run_windowed(self, limit: RunLimit) -> Result<RunReport> {
+    pub fn run_windowed(mut self, limit: RunLimit) -> Result<RunReport> {
+        if let Some(path) = self.parts.record.take() {
+            return crate::record::run_recorded(self.parts, &path, |e| e.run_windowed_now(limit));
+        }
+        self.run_windowed_now(limit)
+    }
+
+    /// [`run_windowed`](Self::run_windowed) without the recording step.
+    fn run_windowed_now(self, limit: RunLimit) -> Result<RunReport> {
         let backend = self.parts.config.determinism.math;
         backend.run(WindowedRun {
             parts: self.parts,
@@ -93,6 +101,7 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for WindowedRun<G> {
             registrations,
             script: _,
             options,
+            ..
         } = self.parts;
         let world = build_world::<G, S>(&mut game, &config, registrations, &options)?;
         let event_loop = EventLoop::<EngineEvent>::with_user_event()
@@ -119,7 +128,9 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for WindowedRun<G> {
             .map_err(|e| window_failed(ErrorCode::Failed, "running the event loop", e))?;
         if let Some(live) = app.live.take() {
             // The loop ended without our exit (the platform closed it).
-            app.outcome = Some(Ok(live.finish(ExitReason::WindowClosed)));
+            app.outcome = Some(Ok(
+                live.finish::<G, S>(&mut app.game, ExitReason::WindowClosed)
+            ));
         }
         app.outcome.unwrap_or_else(|| {
             Err(laige_core::diag::reported(
@@ -155,8 +166,10 @@ struct Live {
 impl Live {
     /// The ordered shutdown; `ended_by` is the reason unless the session
     /// decided one.
-    fn finish(mut self, ended_by: ExitReason) -> RunReport {
-        let report = self.session.shutdown(&mut self.renderer, ended_by);
+    fn finish<G: Game, S: EngineScalar>(mut self, game: &mut G, ended_by: ExitReason) -> RunReport {
+        let report = self
+            .session
+            .shutdown::<G, S, _>(game, &mut self.renderer, ended_by);
         // The window goes last, on this (the event loop's) thread: the
         // render thread destroyed the GL surface before it ended.
         drop(self.window);
@@ -231,7 +244,7 @@ impl<G: Game, S: EngineScalar> App<G, S> {
 
     fn end(&mut self, event_loop: &ActiveEventLoop, reason: ExitReason) {
         if let Some(live) = self.live.take() {
-            self.outcome = Some(Ok(live.finish(reason)));
+            self.outcome = Some(Ok(live.finish::<G, S>(&mut self.game, reason)));
         }
         event_loop.exit();
     }
@@ -262,7 +275,7 @@ impl<G: Game, S: EngineScalar> App<G, S> {
         let reading = SteadyClock.now_ns();
         let presented = live.renderer.presented();
         live.session
-            .input_event(&mut self.game, reading, kind, presented);
+            .input_event::<G, S>(&mut self.game, reading, kind, presented);
     }
 
     fn frame(&mut self, event_loop: &ActiveEventLoop) {
@@ -394,7 +407,9 @@ impl<G: Game, S: EngineScalar> ApplicationHandler<EngineEvent> for App<G, S> {
 
     fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
         if let Some(live) = self.live.take() {
-            self.outcome = Some(Ok(live.finish(ExitReason::WindowClosed)));
+            self.outcome = Some(Ok(
+                live.finish::<G, S>(&mut self.game, ExitReason::WindowClosed)
+            ));
         }
     }
 }

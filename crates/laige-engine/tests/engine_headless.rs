@@ -65,7 +65,7 @@ impl Game for Probe {
         })
     }
 
-    fn on_frame(&mut self, _world: &World, control: &mut Control) {
+    fn on_frame<S: EngineScalar>(&mut self, _world: &World, control: &mut Control) {
         self.states.push((control.frame(), control.state()));
         for &(frame, cmd) in &self.script {
             if frame == control.frame() {
@@ -80,7 +80,7 @@ impl Game for Probe {
         }
     }
 
-    fn on_tick(&mut self, world: &World, tick: u64) {
+    fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
         for ev in world.input().delivered() {
             assert_eq!(ev.tick, tick - 1);
             self.delivered.push((ev.tick, ev.kind));

@@ -30,7 +30,7 @@ impl Game for Watch {
         workload::install::<S>(setup.world(), &config)
     }
 
-    fn on_frame(&mut self, _world: &World, control: &mut Control) {
+    fn on_frame<S: EngineScalar>(&mut self, _world: &World, control: &mut Control) {
         match control.frame() {
             20 => alloc_watch::arm(),
             300 => self.counts = Some(alloc_watch::disarm()),
@@ -46,6 +46,10 @@ impl Game for Watch {
 }
 
 fn run(leak_at_100: bool) -> AllocCounts {
+    run_with(leak_at_100, None)
+}
+
+fn run_with(leak_at_100: bool, record: Option<&std::path::Path>) -> AllocCounts {
     let mut game = Watch {
         counts: None,
         leak_at_100,
@@ -54,8 +58,11 @@ fn run(leak_at_100: bool) -> AllocCounts {
         .step_by(7)
         .map(|t| (ScriptAt::Tick(t), InputKind::Action { id: 2, value: 0 }))
         .collect();
-    let report = Engine::builder()
-        .game(&mut game)
+    let mut builder = Engine::builder().game(&mut game);
+    if let Some(path) = record {
+        builder = builder.record(path);
+    }
+    let report = builder
         .scripted_input(script)
         .options(EngineOptions {
             pacing: Pacing::Unpaced,
@@ -78,4 +85,16 @@ fn steady_state_frames_allocate_nothing() {
     assert_eq!(counts.allocations(), 0, "{counts:?}");
     // The window does see an allocation on this path (negative control).
     assert!(run(true).allocations() >= 1);
+}
+
+/// Recording (every tick's input encoded and written, a state hash after
+/// every tick) adds no allocation to the steady state either.
+#[test]
+fn recorded_steady_state_frames_allocate_nothing() {
+    let path = std::env::temp_dir().join(format!("laige-zero-alloc-{}.lrp", std::process::id()));
+    let counts = run_with(false, Some(&path));
+    let replay = laige_engine::sim::replay::Replay::read(&path).unwrap();
+    assert!(replay.ticks() > 290);
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(counts.allocations(), 0, "{counts:?}");
 }

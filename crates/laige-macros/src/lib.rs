@@ -1,10 +1,11 @@
 //! # laige-macros
 //!
 //! Derive macros for laige. One today: `#[derive(StateHash)]`, re-exported
-//! by `laige-sim` as `laige_sim::StateHash` (use it from there — the
-//! generated code names `::laige_sim`; a crate that reaches laige-sim
-//! through another crate names that path with
-//! `#[state_hash(crate = laige_engine::sim)]`).
+//! by `laige-sim` as `laige_sim::StateHash` and by `laige-engine` as
+//! `laige_engine::StateHash`; the generated code names the crate the
+//! deriving crate depends on (laige-sim, else laige-engine's `sim`), found
+//! in its `Cargo.toml`. A crate that reaches laige-sim through a third
+//! crate names the path with `#[state_hash(crate = that::sim)]`.
 //!
 //! The derive feeds every field, in declaration order, into the
 //! deterministic state hasher. It adds no escape hatch (no `skip`
@@ -32,11 +33,12 @@ use syn::{Data, DeriveInput, Fields, GenericParam, parse_macro_input, parse_quot
 /// Each field's type must implement `StateHash`; `f32`/`f64` do not, so a
 /// component holding a raw float does not compile.
 ///
-/// The generated code names `::laige_sim::StateHash` and
-/// `::laige_sim::StateHasher`. A crate that depends
-/// on laige-sim only through a re-export (a game on `laige-engine`) names
-/// the re-exported crate instead: `#[state_hash(crate = laige_engine::sim)]`
-/// (the path of a module that re-exports laige-sim's root).
+/// The generated code names `StateHash` and `StateHasher` under the crate
+/// the deriving crate depends on, read from its `Cargo.toml`:
+/// `::laige_sim` (renames followed), else `::laige_engine::sim` for a game
+/// on laige-engine alone. A crate that reaches laige-sim another way
+/// names the path: `#[state_hash(crate = my_engine::sim)]` (a module that
+/// re-exports laige-sim's root).
 #[proc_macro_derive(StateHash, attributes(state_hash))]
 pub fn derive_state_hash(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -47,7 +49,12 @@ pub fn derive_state_hash(input: TokenStream) -> TokenStream {
 }
 
 /// The path of laige-sim's root (where `StateHash` and `StateHasher`
-/// live): `::laige_sim`, or `<path>` from `#[state_hash(crate = <path>)]`.
+/// live): `<path>` from `#[state_hash(crate = <path>)]`; else, read from
+/// the deriving crate's `Cargo.toml` (proc-macro-crate), `::laige_sim`
+/// (under its renamed name, if renamed) when it depends on laige-sim,
+/// `::laige_engine::sim` when it depends on laige-engine only, and
+/// `::laige_sim` when neither can be found (laige-sim itself, which names
+/// itself `laige_sim`).
 fn sim_root(input: &DeriveInput) -> syn::Result<syn::Path> {
     let mut root: Option<syn::Path> = None;
     for attr in input
@@ -66,8 +73,32 @@ fn sim_root(input: &DeriveInput) -> syn::Result<syn::Path> {
     }
     Ok(match root {
         Some(root) => root,
-        None => parse_quote!(::laige_sim),
+        None => found_root(),
     })
+}
+
+/// The root found from the deriving crate's dependencies.
+fn found_root() -> syn::Path {
+    use proc_macro_crate::{FoundCrate, crate_name};
+    let ident = |name: &str| syn::Ident::new(name, proc_macro2::Span::call_site());
+    match crate_name("laige-sim") {
+        Ok(FoundCrate::Name(name)) => {
+            let name = ident(&name);
+            return parse_quote!(::#name);
+        }
+        // laige-sim deriving for itself: it is `extern crate self as laige_sim`.
+        Ok(FoundCrate::Itself) => return parse_quote!(::laige_sim),
+        Err(_) => {}
+    }
+    match crate_name("laige-engine") {
+        Ok(FoundCrate::Name(name)) => {
+            let name = ident(&name);
+            parse_quote!(::#name::sim)
+        }
+        // laige-engine's own examples, tests and doctests link it by name.
+        Ok(FoundCrate::Itself) => parse_quote!(::laige_engine::sim),
+        Err(_) => parse_quote!(::laige_sim),
+    }
 }
 
 fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {

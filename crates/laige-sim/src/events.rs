@@ -58,6 +58,14 @@ pub const MISSING_COMPONENT: EventId = EventId::new("world", "missing_component"
 /// taken by another type, or differs from the type's earlier registration
 /// (InvalidArgument + rate-limited warn).
 pub const HASHED_NAME_INVALID: EventId = EventId::new("world", "hashed_name_invalid");
+/// `world/no_such_resource`: a resource read or written that the world
+/// does not hold; the value names the type (InvalidArgument; returned, not
+/// logged).
+pub const NO_SUCH_RESOURCE: EventId = EventId::new("world", "no_such_resource");
+/// `world/resource_name_invalid`: a hashed-resource name that is empty,
+/// taken by another type, or differs from the type's earlier insertion
+/// (InvalidArgument + rate-limited warn).
+pub const RESOURCE_NAME_INVALID: EventId = EventId::new("world", "resource_name_invalid");
 /// `world/churn_budget_invalid`: a per-frame churn budget of 0
 /// (InvalidArgument + rate-limited warn).
 pub const CHURN_BUDGET_INVALID: EventId = EventId::new("world", "churn_budget_invalid");

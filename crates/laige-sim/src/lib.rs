@@ -87,6 +87,7 @@ mod guardrails;
 pub mod input;
 mod profiler;
 pub mod replay;
+pub mod resources;
 mod rng;
 mod state_hash;
 mod system;

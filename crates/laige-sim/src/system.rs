@@ -52,8 +52,9 @@ use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::{Error, ErrorCode, Result, panic_message};
 
 use crate::entities::Entities;
-use crate::input::InputEvent;
+use crate::input::TickInput;
 use crate::profiler::Profiler;
+use crate::resources::Resources;
 use crate::{emit, events};
 
 /// A registered system: boxed because systems are heterogeneous closures
@@ -228,9 +229,10 @@ impl SystemSchedule {
 /// [`World`](crate::World), counted against the same churn budgets.
 pub struct SystemContext<'w> {
     entities: &'w mut Entities,
+    resources: &'w mut Resources,
     tick: u64,
     name: &'static str,
-    input: &'w [InputEvent],
+    input: TickInput<'w>,
 }
 
 impl<'w> SystemContext<'w> {
@@ -248,13 +250,35 @@ impl<'w> SystemContext<'w> {
         self.name
     }
 
-    /// The input events delivered to this tick, in delivery order (tick,
-    /// time, sequence) — the same slice for every system of the tick (see
-    /// [`input`](crate::input)). The slice does not borrow the context, so
-    /// a system can read it while spawning or querying:
-    /// `for ev in ctx.input() { ... ctx.spawn(..); }`.
+    /// The world's resource of type `T` (see
+    /// [`resources`](crate::resources)).
+    ///
+    /// # Errors
+    /// `world/no_such_resource` (InvalidArgument, value = the type name)
+    /// when the world holds none.
+    pub fn resource<T: 'static>(&self) -> Result<&T> {
+        self.resources.get::<T>()
+    }
+
+    /// The world's resource of type `T`, exclusively. It borrows the
+    /// context: copy what a query loop needs out first, or write the
+    /// result back after the loop.
+    ///
+    /// # Errors
+    /// As [`resource`](Self::resource).
+    pub fn resource_mut<T: 'static>(&mut self) -> Result<&mut T> {
+        self.resources.get_mut::<T>()
+    }
+
+    /// The tick's input: the events delivered to it, in delivery order
+    /// (tick, time, sequence) — the same for every system of the tick (see
+    /// [`input`](crate::input)) — and the key, button and pointer state
+    /// they leave (`ctx.input().is_down(KeyCode::W)`, `just_pressed`,
+    /// `just_released`, `pointer`; see [`InputState`](crate::input::InputState)).
+    /// It does not borrow the context, so a system can read it while
+    /// spawning or querying: `for ev in ctx.input() { ... ctx.spawn(..); }`.
     #[must_use]
-    pub fn input(&self) -> &'w [InputEvent] {
+    pub fn input(&self) -> TickInput<'w> {
         self.input
     }
 }
@@ -279,8 +303,9 @@ pub(crate) fn run_validated(
     entries: &mut [SystemEntry],
     schedule: &SystemSchedule,
     entities: &mut Entities,
+    resources: &mut Resources,
     tick: u64,
-    input: &[InputEvent],
+    input: TickInput<'_>,
     profiler: Option<&mut Profiler>,
 ) -> Result<()> {
     let mut profiler = profiler.filter(|p| p.is_enabled());
@@ -290,6 +315,7 @@ pub(crate) fn run_validated(
         let name = entry.name;
         let mut ctx = SystemContext {
             entities: &mut *entities,
+            resources: &mut *resources,
             tick,
             name,
             input,

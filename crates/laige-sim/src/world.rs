@@ -43,7 +43,14 @@
 //! 3. The records are sorted ascending (a sorted multiset: equal entities
 //!    contribute equal records, and duplicates are kept).
 //! 4. The world hash is FNV-1a 64 over `tick` (`u64`), the record count
-//!    (`u64`) and the sorted records (`u64` each).
+//!    (`u64`) and the sorted records (`u64` each),
+//! 5. followed, when the world holds at least one hashed
+//!    [resource](crate::resources), by the hashed-resource count (`u64`)
+//!    and one record (`u64`) per hashed resource in name order: the
+//!    FNV-1a 64 stream of the name's FNV-1a 64 (a `u64`, little-endian)
+//!    followed by the resource's [`StateHash`] encoding. A world without hashed resources hashes exactly as if
+//!    resources did not exist (the committed known answers of
+//!    resource-free worlds stay valid).
 //!
 //! Entity *identity* is deliberately not hashed — hecs ids depend on
 //! allocation history. A component that refers to another entity must hold
@@ -65,8 +72,9 @@ use laige_core::{Error, Result};
 
 use crate::entities::Entities;
 use crate::guardrails::{ChurnBudget, ChurnGuard, ChurnStats};
-use crate::input::InputQueue;
+use crate::input::{InputQueue, InputState, TickInput};
 use crate::profiler::Profiler;
+use crate::resources::Resources;
 use crate::state_hash::{FNV1A64_OFFSET, StateHash, StateHasher, hash_str};
 use crate::system::{SystemContext, SystemRegistry, SystemSchedule, run_validated};
 use crate::{emit, events};
@@ -121,6 +129,8 @@ pub struct World {
     hash_scratch: Cell<Vec<u64>>,
     systems: SystemRegistry,
     input: InputQueue,
+    input_state: InputState,
+    resources: Resources,
 }
 
 impl Default for World {
@@ -140,6 +150,7 @@ impl fmt::Debug for World {
                 "hashed",
                 &self.hashed.iter().map(|h| h.name).collect::<Vec<_>>(),
             )
+            .field("resources", &self.resources.len())
             .field(
                 "systems",
                 &self
@@ -164,6 +175,8 @@ impl World {
             hash_scratch: Cell::new(Vec::new()),
             systems: SystemRegistry::default(),
             input: InputQueue::default(),
+            input_state: InputState::default(),
+            resources: Resources::default(),
         }
     }
 
@@ -291,8 +304,67 @@ impl World {
         for record in &records {
             h.write_u64(*record);
         }
+        self.resources.hash_into(&mut h);
         self.hash_scratch.set(records);
         h.finish()
+    }
+
+    /// Inserts (or replaces) the plain, unhashed resource of type `T`
+    /// (see [`resources`](crate::resources)); returns the value it
+    /// replaced. A type first inserted hashed stays hashed under its name.
+    pub fn insert_resource<T: Send + 'static>(&mut self, value: T) -> Option<T> {
+        self.resources.insert(value)
+    }
+
+    /// Inserts (or replaces) the resource of type `T` as part of the
+    /// deterministic state under the stable `name`: it enters
+    /// [`state_hash`](Self::state_hash). Requires [`StateHash`], which raw
+    /// floats do not implement. Returns the value it replaced.
+    ///
+    /// # Errors
+    /// `world/resource_name_invalid` (InvalidArgument, after one
+    /// rate-limited warn) for an empty name, a name another hashed resource
+    /// uses, `T` already hashed under another name, or `T` already inserted
+    /// as a plain resource. Nothing changes then.
+    pub fn insert_hashed_resource<T: StateHash + Send + 'static>(
+        &mut self,
+        name: &'static str,
+        value: T,
+    ) -> Result<Option<T>> {
+        self.resources.insert_hashed(name, value)
+    }
+
+    /// Removes the resource of type `T` (and its hashed registration).
+    pub fn remove_resource<T: 'static>(&mut self) -> Option<T> {
+        self.resources.remove::<T>()
+    }
+
+    /// The resource of type `T`.
+    ///
+    /// # Errors
+    /// `world/no_such_resource` (InvalidArgument, value = the type name)
+    /// when the world holds none.
+    pub fn resource<T: 'static>(&self) -> Result<&T> {
+        self.resources.get::<T>()
+    }
+
+    /// The resource of type `T`, exclusively.
+    ///
+    /// # Errors
+    /// As [`resource`](Self::resource).
+    pub fn resource_mut<T: 'static>(&mut self) -> Result<&mut T> {
+        self.resources.get_mut::<T>()
+    }
+
+    /// Whether the world holds a resource of type `T`.
+    #[must_use]
+    pub fn contains_resource<T: 'static>(&self) -> bool {
+        self.resources.contains::<T>()
+    }
+
+    /// The names of the hashed resources, in canonical (name) order.
+    pub fn hashed_resources(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.resources.hashed_names()
     }
 
     /// The input queue: pending events and the last tick's delivered ones
@@ -300,6 +372,15 @@ impl World {
     #[must_use]
     pub fn input(&self) -> &InputQueue {
         &self.input
+    }
+
+    /// The key, button and pointer state of the last delivered tick (see
+    /// [`InputState`]): what the systems of that tick saw through
+    /// [`SystemContext::input`]; after a completed tick (in `on_tick`, in
+    /// `present`) the state of tick `tick() − 1`.
+    #[must_use]
+    pub fn input_state(&self) -> &InputState {
+        &self.input_state
     }
 
     /// The input queue, exclusively (pushing events, changing its
@@ -399,12 +480,14 @@ impl World {
         let _span = tracing::info_span!("tick", tick = self.tick).entered();
         // The tick's input, delivered before its first system (input.rs).
         self.input.deliver(self.tick);
+        self.input_state.update(self.tick, self.input.delivered());
         run_validated(
             &mut self.systems.entries,
             schedule,
             &mut self.entities,
+            &mut self.resources,
             self.tick,
-            self.input.delivered(),
+            TickInput::new(self.input.delivered(), &self.input_state),
             profiler,
         )?;
         self.tick += 1;

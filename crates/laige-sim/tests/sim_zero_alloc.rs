@@ -219,3 +219,44 @@ fn an_allocating_hook_is_named_on_tick() {
         .unwrap_err();
     assert_eq!(err.value(), Some("on_tick"));
 }
+
+#[derive(Clone, Copy, Default, StateHash)]
+struct Score(u64);
+
+/// Systems that read and write resources (a hashed score, the rng), and
+/// the state hash over them every tick, allocate nothing.
+#[test]
+fn resources_on_the_tick_path_allocate_nothing() {
+    let mut world = integer_world(256);
+    world.insert_hashed_resource("score", Score(0)).unwrap();
+    world
+        .insert_hashed_resource("rng", laige_sim::SimRng::new(3))
+        .unwrap();
+    world
+        .register_system("score", 10, |ctx| {
+            let roll = ctx.resource_mut::<laige_sim::SimRng>()?.next_u64() & 1;
+            ctx.resource_mut::<Score>()?.0 += roll;
+            Ok(())
+        })
+        .unwrap();
+    let (mut g, clock) = game(world, AllocCheck::Panic);
+    g.frame().unwrap();
+    // The hash's scratch grows once, to the entity count.
+    let mut hashes = g.world().state_hash();
+    let ((), counts) = alloc_watch::count_allocs(|| {
+        let mut hook = OnTick(|w: &World, _| hashes ^= w.state_hash());
+        for _ in 0..120 {
+            clock.advance_ns(16_666_667);
+            g.frame_with(&mut hook).unwrap();
+        }
+    });
+    assert_eq!(g.current_tick(), 120);
+    assert!(g.world().resource::<Score>().unwrap().0 > 0);
+    assert_ne!(hashes, 0);
+    assert_eq!(
+        counts.allocations(),
+        0,
+        "first site: {:?}",
+        counts.first_label
+    );
+}

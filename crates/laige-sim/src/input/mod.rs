@@ -83,7 +83,9 @@
 //!
 //! `keys.rs` is the vocabulary (key codes, mouse buttons, points),
 //! `event.rs` the event and its stamp, `queue.rs` the bounded queue a world
-//! owns, `script.rs` the scripted source for headless runs.
+//! owns, `state.rs` the per-tick key, button and pointer state derived from
+//! the delivered events ([`InputState`], [`TickInput`]), `script.rs` the
+//! scripted source for headless runs.
 //!
 #![doc = include_str!("contract.md")]
 
@@ -91,8 +93,10 @@ mod event;
 mod keys;
 mod queue;
 mod script;
+mod state;
 
 pub use event::{InputEvent, InputKind, InputStamp};
 pub use keys::{ButtonState, CoordSpace, InputPoint, KeyCode, MouseButton};
 pub use queue::{DEFAULT_INPUT_CAPACITY, InputQueue, InputStats, MAX_INPUT_CAPACITY};
 pub use script::{ScriptAt, ScriptTarget, ScriptedInput};
+pub use state::{InputState, TickInput};

@@ -16,6 +16,16 @@ pub enum ScriptAt {
     /// At running time `ns` (≥ 0): it belongs to tick `floor(ns × rate /
     /// 10⁹)`, the tick whose interval contains it.
     TimeNs(i64),
+    /// Exactly at tick `tick` with running time `time_ns`, unchecked: a
+    /// recorded event played back as it was delivered (a late event's
+    /// time lies before its tick, an event stamped while paused at the
+    /// pause instant).
+    Exact {
+        /// The tick the event was delivered at.
+        tick: u64,
+        /// Its recorded running time in ns.
+        time_ns: i64,
+    },
 }
 
 /// A scripted input source for headless runs: a list of `(when, event)`
@@ -74,6 +84,7 @@ impl ScriptedInput {
             let (tick, time) = match at {
                 ScriptAt::Tick(k) => (k, grid.start_ns(k)),
                 ScriptAt::TimeNs(ns) if ns >= 0 => (grid.index_at(ns), ns),
+                ScriptAt::Exact { tick, time_ns } => (tick, time_ns),
                 ScriptAt::TimeNs(ns) => {
                     return Err(laige_core::diag::reported(
                         Error::invalid_argument(

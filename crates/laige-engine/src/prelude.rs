@@ -1,0 +1,54 @@
+//! Everything a game's signatures name, in one import:
+//! `use laige_engine::prelude::*;`.
+//!
+//! The builder and its run options, the [`Game`] trait and what its hooks
+//! receive (`Setup`, `Control`, `World`, `RunReport`), the sprite and view
+//! types `present` and `view` use, the scalar types and bound, the input
+//! vocabulary, resources and the replay verdict. Nothing here is new: each
+//! item keeps its own path too.
+//!
+//! ```
+//! use laige_engine::prelude::*;
+//!
+//! #[derive(Clone, Copy, StateHash)]
+//! struct Pos<S: EngineScalar>(Vec2<S>);
+//!
+//! struct Dot;
+//!
+//! impl Game for Dot {
+//!     fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> Result<()> {
+//!         setup.world().register_hashed_as::<Pos<S>>("dot.pos")?;
+//!         setup.world().spawn((Pos(Vec2::new(S::ONE, S::ONE)),));
+//!         Ok(())
+//!     }
+//!     fn on_tick<S: EngineScalar>(&mut self, _world: &World, _tick: u64) {}
+//!     fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
+//!         for p in world.ecs().query::<&Pos<S>>().iter() {
+//!             sprites.push(Sprite { position: [p.0.x.to_f32(), p.0.y.to_f32()], ..Sprite::default() });
+//!         }
+//!     }
+//!     fn view(&self, _config: &EngineConfig) -> ViewRect {
+//!         ViewRect::new(0.0, 0.0, 64.0, 48.0).unwrap_or_else(|_| unreachable!())
+//!     }
+//! }
+//!
+//! let report = Engine::builder()
+//!     .game(Dot)
+//!     .options(EngineOptions { pacing: Pacing::Unpaced, handle_ctrl_c: false, ..Default::default() })
+//!     .build()?
+//!     .run_headless(RunLimit::Ticks(3))?;
+//! assert_eq!(report.ticks, 3);
+//! # Ok::<(), laige_engine::Error>(())
+//! ```
+
+pub use crate::input::{
+    ButtonState, CoordSpace, InputEvent, InputKind, InputPoint, KeyCode, MouseButton, ScriptAt,
+    TickInput,
+};
+pub use crate::render::gl::{Shape, Sprite, ViewRect};
+pub use crate::{
+    Control, Engine, EngineBuilder, EngineConfig, EngineOptions, EngineScalar, Error, ExitReason,
+    Fp32Pinned, Fpx16_16, Game, GameWrapper, HeadlessRender, MathBackend, Pacing, ReplayOutcome,
+    ReplayReport, Result, RunLimit, RunReport, Setup, SimRng, SimScalar, StateHash, SystemContext,
+    Vec2, World,
+};

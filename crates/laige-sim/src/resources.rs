@@ -1,0 +1,243 @@
+//! Resources: typed singletons a [`World`](crate::World) holds beside its
+//! entities — a score, the match clock, the simulation's [`SimRng`](crate::SimRng).
+//!
+//! ```
+//! use laige_sim::{StateHash, World};
+//!
+//! #[derive(Clone, Copy, Debug, Default, PartialEq, StateHash)]
+//! struct Score { left: u32, right: u32 }
+//!
+//! let mut world = World::default();
+//! world.insert_hashed_resource("pong.score", Score::default())?;
+//! world.register_system("goal", 0, |ctx| {
+//!     ctx.resource_mut::<Score>()?.left += 1;
+//!     Ok(())
+//! })?;
+//! let schedule = world.schedule_systems();
+//! let before = world.state_hash();
+//! world.run_systems(&schedule)?;
+//! assert_eq!(world.resource::<Score>()?.left, 1);
+//! assert_ne!(world.state_hash(), before);
+//! # Ok::<(), laige_core::Error>(())
+//! ```
+//!
+//! # Hashed and plain resources
+//!
+//! A resource inserted with
+//! [`insert_hashed_resource`](crate::World::insert_hashed_resource) is part
+//! of the deterministic state: it needs [`StateHash`], so a resource with a
+//! raw float field does not compile, exactly as for components:
+//!
+//! ```compile_fail,E0277
+//! use laige_sim::{StateHash, World};
+//!
+//! #[derive(StateHash)]
+//! struct Timer { seconds: f32 } // error: `f32` does not implement `StateHash`
+//!
+//! let mut world = World::default();
+//! world.insert_hashed_resource("timer", Timer { seconds: 0.0 }).unwrap();
+//! ```
+//!
+//! A resource inserted with [`insert_resource`](crate::World::insert_resource)
+//! is not hashed (caches, handles, anything outside the simulated state)
+//! and may hold any `Send + 'static` value. Re-inserting a type replaces
+//! its value and keeps how it was first inserted (hashed under its name, or
+//! plain).
+//!
+//! # Cost
+//!
+//! Lookup is a linear scan of the resource table comparing `TypeId`s —
+//! games hold a handful of resources, and a scan of a few entries beats a
+//! hash map's hashing. Reads and writes allocate nothing; inserting boxes
+//! the value once (a cold call).
+
+use std::any::{Any, TypeId, type_name};
+
+use laige_core::{Error, Result};
+
+use crate::state_hash::{FNV1A64_OFFSET, StateHash, StateHasher, hash_str};
+use crate::{emit, events};
+
+/// A hashed resource's stable name, its key and its encoder.
+struct Hashed {
+    name: &'static str,
+    key: u64,
+    hash: fn(&dyn Any, &mut StateHasher),
+}
+
+struct Entry {
+    type_id: TypeId,
+    type_name: &'static str,
+    value: Box<dyn Any + Send>,
+    hashed: Option<Hashed>,
+}
+
+/// Feeds the `T` behind `value` into `hasher` (`value` is always a `T`:
+/// the entry's `TypeId` is `T`'s).
+fn hash_value<T: StateHash + 'static>(value: &dyn Any, hasher: &mut StateHasher) {
+    if let Some(v) = value.downcast_ref::<T>() {
+        v.hash_state(hasher);
+    }
+}
+
+/// The resource table of one world. Hashed entries are kept sorted by
+/// name (the canonical order of the state hash), plain ones after them.
+#[derive(Default)]
+pub(crate) struct Resources {
+    entries: Vec<Entry>,
+}
+
+impl Resources {
+    fn position<T: 'static>(&self) -> Option<usize> {
+        let id = TypeId::of::<T>();
+        self.entries.iter().position(|e| e.type_id == id)
+    }
+
+    /// Inserts or replaces a plain resource; returns the value it replaced.
+    pub(crate) fn insert<T: Send + 'static>(&mut self, value: T) -> Option<T> {
+        if let Some(i) = self.position::<T>() {
+            let old = std::mem::replace(&mut self.entries[i].value, Box::new(value));
+            return old.downcast::<T>().ok().map(|b| *b);
+        }
+        self.entries.push(Entry {
+            type_id: TypeId::of::<T>(),
+            type_name: type_name::<T>(),
+            value: Box::new(value),
+            hashed: None,
+        });
+        self.sort();
+        None
+    }
+
+    /// Inserts or replaces a hashed resource under `name`.
+    pub(crate) fn insert_hashed<T: StateHash + Send + 'static>(
+        &mut self,
+        name: &'static str,
+        value: T,
+    ) -> Result<Option<T>> {
+        let clash = |accepted: &'static str| {
+            let err = Error::invalid_argument(
+                events::RESOURCE_NAME_INVALID,
+                "name",
+                format!("{name:?}"),
+                accepted,
+            )
+            .with_detail(format!("inserting resource {}", type_name::<T>()));
+            emit::report(&err);
+            Err(err)
+        };
+        if name.is_empty() {
+            return clash("a non-empty name");
+        }
+        if let Some(i) = self.position::<T>() {
+            return match &self.entries[i].hashed {
+                Some(h) if h.name == name => Ok(self.insert(value)),
+                Some(_) => clash("the name this resource is already hashed under"),
+                None => clash("a type not already inserted as a plain (unhashed) resource"),
+            };
+        }
+        if self
+            .entries
+            .iter()
+            .any(|e| e.hashed.as_ref().is_some_and(|h| h.name == name))
+        {
+            return clash("a name no other hashed resource uses");
+        }
+        self.entries.push(Entry {
+            type_id: TypeId::of::<T>(),
+            type_name: type_name::<T>(),
+            value: Box::new(value),
+            hashed: Some(Hashed {
+                name,
+                key: hash_str(name),
+                hash: hash_value::<T>,
+            }),
+        });
+        self.sort();
+        Ok(None)
+    }
+
+    /// Hashed entries first, by name; plain ones after, by type name.
+    fn sort(&mut self) {
+        self.entries
+            .sort_by(|a, b| match (a.hashed.as_ref(), b.hashed.as_ref()) {
+                (Some(x), Some(y)) => x.name.cmp(y.name),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => a.type_name.cmp(b.type_name),
+            });
+    }
+
+    pub(crate) fn remove<T: 'static>(&mut self) -> Option<T> {
+        let i = self.position::<T>()?;
+        self.entries
+            .remove(i)
+            .value
+            .downcast::<T>()
+            .ok()
+            .map(|b| *b)
+    }
+
+    pub(crate) fn get<T: 'static>(&self) -> Result<&T> {
+        self.entries
+            .iter()
+            .find(|e| e.type_id == TypeId::of::<T>())
+            .and_then(|e| e.value.downcast_ref::<T>())
+            .ok_or_else(missing::<T>)
+    }
+
+    pub(crate) fn get_mut<T: 'static>(&mut self) -> Result<&mut T> {
+        self.entries
+            .iter_mut()
+            .find(|e| e.type_id == TypeId::of::<T>())
+            .and_then(|e| e.value.downcast_mut::<T>())
+            .ok_or_else(missing::<T>)
+    }
+
+    pub(crate) fn contains<T: 'static>(&self) -> bool {
+        self.position::<T>().is_some()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The hashed resources' names, in canonical (name) order.
+    pub(crate) fn hashed_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.entries
+            .iter()
+            .filter_map(|e| e.hashed.as_ref().map(|h| h.name))
+    }
+
+    /// Feeds the hashed resources into `h` (step 5 of the canonical form in
+    /// the world's docs): nothing when there is none, else their count and
+    /// one record per resource, in name order.
+    pub(crate) fn hash_into(&self, h: &mut StateHasher) {
+        let n = self.entries.iter().filter(|e| e.hashed.is_some()).count();
+        if n == 0 {
+            return;
+        }
+        h.write_u64(n as u64);
+        for entry in &self.entries {
+            let Some(hashed) = &entry.hashed else {
+                continue;
+            };
+            let mut record = StateHasher::from_state(FNV1A64_OFFSET);
+            record.write_u64(hashed.key);
+            (hashed.hash)(entry.value.as_ref(), &mut record);
+            h.write_u64(record.finish());
+        }
+    }
+}
+
+/// `world/no_such_resource`, naming the type (returned, not logged: a
+/// query of state, like a missing entity).
+#[cold]
+fn missing<T>() -> Error {
+    Error::invalid_argument(
+        events::NO_SUCH_RESOURCE,
+        "resource",
+        type_name::<T>(),
+        "a resource type inserted into this world (World::insert_resource / insert_hashed_resource)",
+    )
+}
