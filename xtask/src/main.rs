@@ -4,8 +4,10 @@
 //! cargo xtask test        every test: the workspace suite, the heavy optimized
 //!                         tests (exhaustive math, stress), the loom models, lint
 //! cargo xtask ci          fmt --check, clippy -D warnings, then `test`
-//! cargo xtask bench [--quick] [FILTER...]
-//!                         the benchmarks in release, checked against budgets.json
+//! cargo xtask bench [--quick] [--baseline FILE] [FILTER...]
+//!                         the benchmarks in release, checked against budgets.json;
+//!                         report in target/bench-report.{json,svg}, compared with a
+//!                         previous report's JSON when given one
 //! cargo xtask detcheck [--quick] [--bless] [--builds A,B]
 //!                         the detcheck scenario under a matrix of builds, both
 //!                         backends, against the committed known answers
@@ -34,7 +36,8 @@ use anyhow::bail;
 const USAGE: &str = "usage: cargo xtask <test|ci|bench|detcheck|lint> [args]
   test                   run every test (the README's test command)
   ci                     fmt --check + clippy -D warnings + test
-  bench [--quick] [F..]  benchmarks in release against budgets.json
+  bench [--quick] [--baseline FILE] [F..]
+                         benchmarks in release against budgets.json (JSON + SVG report)
   detcheck [--quick] [--bless] [--builds A,B]
                          same scenario, matrix of builds, both backends, known answers
   lint [--list-allowed]  crate-edge check + determinism lint (--rules lists the rules)";
