@@ -42,7 +42,8 @@ enum Task {
     /// The benchmarks in release, checked against budgets.json; the
     /// arguments go to laige-bench (`cargo xtask bench -- --help` lists them).
     Bench {
-        /// laige-bench's arguments: `--quick`, area filters, ...
+        /// laige-bench's arguments: `--quick`, `--baseline FILE` (compare with
+        /// a previous target/bench-report.json), area filters, ...
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
