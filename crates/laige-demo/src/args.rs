@@ -41,7 +41,8 @@ mismatched replay), 2 bad usage, 3 a system failed, 4 rendering failed,
 5 the replay diverged or compared no state hash (the first differing
 tick is printed), 6 the replay file is torn (it ends early; its valid
 prefix was verified: \"torn after tick N; verified ticks 0..M\"),
-130 interrupted (Ctrl-C)";
+130 / 143 / 129 stopped by SIGINT (Ctrl-C) / SIGTERM / SIGHUP (a second
+one exits at once); a recording ends complete in each of these";
 
 /// The parsed command line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -24,6 +24,15 @@ use laige_engine::{
 };
 
 fn main() -> ExitCode {
+    // First, before anything is created: from here on SIGINT, SIGTERM and
+    // SIGHUP end the run through the ordered shutdown (a signal that
+    // arrives while the run is still being set up ends it at its first
+    // frame), and none can leave a half-made file behind by killing the
+    // process outright.
+    if let Err(e) = laige_engine::interrupt::install_handler() {
+        eprintln!("laige-demo: {e}");
+        return ExitCode::from(EXIT_SETUP_FAILED);
+    }
     let args = match Args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(message) => {

@@ -25,7 +25,7 @@ pub const RENDER_FAILED: EventId = EventId::new("engine", "render_failed");
 /// `engine/setup_failed`: the game's setup or a builder registration
 /// failed (the error is returned; reported as a Warn).
 pub const SETUP_FAILED: EventId = EventId::new("engine", "setup_failed");
-/// `engine/signal_handler_failed`: the Ctrl-C handler could not be
+/// `engine/signal_handler_failed`: the stop-signal handler could not be
 /// installed (Failed; returned by `interrupt::install_handler`).
 pub const SIGNAL_HANDLER_FAILED: EventId = EventId::new("engine", "signal_handler_failed");
 /// `engine/actions_dropped` (Warn): a callback raised more than

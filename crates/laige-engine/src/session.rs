@@ -135,11 +135,10 @@ impl<C: MonotonicClock> Session<C> {
         clock: C,
     ) -> Result<Self> {
         if options.handle_ctrl_c {
-            // An interrupt that ended an earlier run must not end this one;
-            // from here on every interrupt counts, including one that
-            // arrives while the GL context and the render thread are made
-            // (the flag is never cleared again before the run ends).
-            crate::interrupt::clear();
+            // A signal that arrived before this point (the flag is taken
+            // down only by the shutdown of a run it ended) counts: it ends
+            // this run at its first frame, as does one that arrives while
+            // the GL context and the render thread are made.
             crate::interrupt::install_handler()?;
         }
         let schedule = world.schedule_systems();
@@ -187,10 +186,13 @@ impl<C: MonotonicClock> Session<C> {
         Ok(())
     }
 
-    /// Whether the run should end: an exit was decided, or Ctrl-C.
+    /// Whether the run should end: an exit was decided, or a stop signal.
     pub(crate) fn should_stop(&mut self) -> bool {
-        if self.exit.is_none() && self.handle_ctrl_c && crate::interrupt::is_requested() {
-            self.exit = Some(ExitReason::Interrupted);
+        if self.exit.is_none()
+            && self.handle_ctrl_c
+            && let Some(signal) = crate::interrupt::requested()
+        {
+            self.exit = Some(ExitReason::Interrupted(signal));
         }
         self.exit.is_some()
     }
@@ -496,6 +498,10 @@ impl<C: MonotonicClock> Session<C> {
             exit_code = reason.exit_code(),
             state_hash = %format_args!("{state_hash:016x}")
         );
+        if self.handle_ctrl_c && matches!(reason, ExitReason::Interrupted(_)) {
+            // The signal is spent: the next run in this process starts clean.
+            crate::interrupt::clear();
+        }
         RunReport {
             backend: self.backend,
             ticks: world.tick(),
@@ -661,19 +667,32 @@ mod tests {
     /// The only test in this binary that raises the process-wide interrupt
     /// flag (every other session here has `handle_ctrl_c: false`).
     #[test]
-    fn an_interrupt_between_handler_and_start_ends_the_run() {
+    fn an_interrupt_before_the_start_ends_the_run_and_its_shutdown_clears_it() {
         let (mut s, _clock) = unstarted(true);
         // Ctrl-C after the handler exists, before the run starts (while a
         // real run makes its GL context and render thread).
         crate::interrupt::request();
         s.start(plan(RunLimit::Unlimited)).unwrap();
         assert_eq!(s.next_frame(0), None);
-        assert!(matches!(s.exit, Some(ExitReason::Interrupted)));
-        // The next session starts clean.
+        assert!(matches!(
+            s.exit,
+            Some(ExitReason::Interrupted(
+                crate::interrupt::StopSignal::Interrupt
+            ))
+        ));
+        // A signal before the session exists is kept, too.
         let (mut t, _clock) = unstarted(true);
         t.start(plan(RunLimit::Unlimited)).unwrap();
-        assert_eq!(t.next_frame(0), Some(1));
-        crate::interrupt::clear();
+        assert_eq!(t.next_frame(0), None);
+        drop(t);
+        // The shutdown of the run it ended takes the flag down: the next
+        // session starts clean.
+        let report = s.shutdown(&mut NoPresenter, ExitReason::Completed);
+        assert_eq!(report.exit_code(), crate::EXIT_INTERRUPTED);
+        assert!(!crate::interrupt::is_requested());
+        let (mut u, _clock) = unstarted(true);
+        u.start(plan(RunLimit::Unlimited)).unwrap();
+        assert_eq!(u.next_frame(0), Some(1));
     }
 
     #[test]
