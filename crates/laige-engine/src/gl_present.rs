@@ -197,8 +197,11 @@ impl Presenter for Renderer {
         self.presented.load(Ordering::Relaxed)
     }
 
+    /// Bounded like the shutdown: a frame the render thread has not
+    /// finished within `stop_timeout` ends the run (its stage named).
     fn wait_idle(&mut self) -> Result<()> {
-        self.thread.wait_idle()
+        self.thread
+            .wait_idle_until(Some(std::time::Instant::now() + self.stop_timeout))
     }
 
     fn publish<F: FnOnce(&mut Vec<Sprite>)>(
