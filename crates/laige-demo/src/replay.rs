@@ -1,7 +1,7 @@
 //! `--record FILE` and `--replay FILE`: the demo's runs as replays
 //! (`laige_sim::replay`, format in the `laige_sim::replay` docs).
 //!
-//! * [`Recording`] wraps the game: at the first frame it records the state
+//! * [`Recording`] wraps the game: at the end of setup it records the state
 //!   hash after setup (tick 0); after every completed tick it records the
 //!   events the systems saw (`world.input().delivered()`, the tick's input)
 //!   and the state hash. Each record is flushed as it is written, so a run
@@ -354,7 +354,20 @@ impl<G> Recording<G> {
 
 impl<G: Game> Game for Recording<G> {
     fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> Result<()> {
-        self.inner.setup::<S>(setup)
+        self.inner.setup::<S>(setup)?;
+        // The state after setup (tick 0) is recorded here, not at the first
+        // frame: a run that a signal ends before its first frame still
+        // leaves a valid replay (header, this hash, the end record). The
+        // demo registers nothing beside its game, so this is the world the
+        // first tick starts from.
+        let hash = setup.world().state_hash();
+        if let Some(r) = &mut self.recorder
+            && r.wants_hash(0)
+            && let Err(e) = r.record_hash(0, hash)
+        {
+            self.fail(e);
+        }
+        Ok(())
     }
 
     fn on_input(&mut self, event: &InputEvent, control: &mut Control) {
@@ -362,13 +375,6 @@ impl<G: Game> Game for Recording<G> {
     }
 
     fn on_frame(&mut self, world: &World, control: &mut Control) {
-        if let Some(r) = &mut self.recorder
-            && world.tick() == 0
-            && r.wants_hash(0)
-            && let Err(e) = r.record_hash(0, world.state_hash())
-        {
-            self.fail(e);
-        }
         self.inner.on_frame(world, control);
     }
 
