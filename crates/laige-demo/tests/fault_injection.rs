@@ -1,6 +1,7 @@
 //! Process-level fault injection on the demo binary, as a user or a
 //! supervisor would cause the faults: stop signals at random instants of a
-//! recording run (`signals.rs`). Each test asserts what a user sees: the
+//! recording run (`signals.rs`), the X server dying under a windowed run
+//! (`x_server.rs`). Each test asserts what a user sees: the
 //! exit code, the report's lines, the shutdown's events in order, and that
 //! the recording left behind is a valid replay.
 //!
@@ -26,6 +27,8 @@ pub use support::DEMO;
 
 #[path = "fault_injection/signals.rs"]
 mod signals;
+#[path = "fault_injection/x_server.rs"]
+mod x_server;
 
 /// A scratch directory for one test, removed when dropped.
 pub struct Scratch(pub std::path::PathBuf);

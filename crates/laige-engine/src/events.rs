@@ -45,3 +45,7 @@ pub const WINDOW_FAILED: EventId = EventId::new("engine", "window_failed");
 /// the panic message. The run ends like a failing system: exit code 3,
 /// through the ordered shutdown.
 pub const CALLBACK_PANICKED: EventId = EventId::new("engine", "callback_panicked");
+/// `engine/display_lost` (Failed): the windowed run's X server connection
+/// broke (the server ended or was killed); field `DISPLAY`. The run ends
+/// like a render failure: exit code 4, through the ordered shutdown.
+pub const DISPLAY_LOST: EventId = EventId::new("engine", "display_lost");

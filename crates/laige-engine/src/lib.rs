@@ -86,6 +86,8 @@ mod builder;
 mod headless;
 #[cfg(feature = "window")]
 mod windowed;
+#[cfg(feature = "window")]
+mod x11_loss;
 
 pub use builder::{Engine, EngineBuilder};
 pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
