@@ -118,8 +118,20 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
     }
     println!("{report}");
     if let (Some(rec), Some(path)) = (recording, &args.record) {
-        let ticks = rec.finish()?;
-        println!("laige-demo: recorded {ticks} ticks to {}", path.display());
+        match rec.finish() {
+            Ok(ticks) => println!("laige-demo: recorded {ticks} ticks to {}", path.display()),
+            Err(e) => {
+                // The run already ended with this error (exit 3) when the
+                // write failed during it; one that failed writing the end
+                // record ends here.
+                eprintln!(
+                    "laige-demo: the recording {} is incomplete (it holds every record before \
+                     the failure; --replay verifies that prefix): {e}",
+                    path.display()
+                );
+                return Ok(report.exit_code().max(laige_engine::EXIT_SYSTEM_FAILED));
+            }
+        }
     }
     Ok(report.exit_code())
 }

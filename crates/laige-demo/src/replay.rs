@@ -308,8 +308,12 @@ pub fn playback_script(replay: &Replay) -> Result<Vec<(ScriptAt, InputKind)>> {
 pub struct Recording<G> {
     inner: G,
     recorder: Option<ReplayRecorder<BufWriter<File>>>,
+    path: std::path::PathBuf,
     buf: Vec<u8>,
     error: Option<Error>,
+    /// A write failed and the run has not been told yet (at the next
+    /// frame, through `Control::fail`): what failed, without the path.
+    unreported: Option<String>,
 }
 
 impl<G> Recording<G> {
@@ -321,8 +325,10 @@ impl<G> Recording<G> {
         Ok(Self {
             inner,
             recorder: Some(ReplayRecorder::create(path, header)?),
+            path: path.to_path_buf(),
             buf: Vec::with_capacity(4096),
             error: None,
+            unreported: None,
         })
     }
 
@@ -345,10 +351,31 @@ impl<G> Recording<G> {
         }
     }
 
+    /// A write failed (a full disk, an I/O error): recording stops there
+    /// (the file holds every record before it, each flushed when written)
+    /// and the run is ended at its next frame with this error, which names
+    /// the file, the tick and the OS error (logged once, by the engine).
     fn fail(&mut self, e: Error) {
-        laige_engine::core::diag::report(&e);
-        self.error.get_or_insert(e);
+        if self.error.is_none() {
+            // What failed (the tick, the record, the OS error), without
+            // the id and code the new error repeats.
+            let text = e.to_string();
+            let what = text
+                .strip_prefix(&format!("{}: {}: ", e.id(), e.code()))
+                .unwrap_or(&text)
+                .to_owned();
+            self.error = Some(self.naming_path(&e, &what));
+            self.unreported = Some(what);
+        }
         self.recorder = None;
+    }
+
+    /// The failure `what` of `e`, with the recording's path as its field.
+    fn naming_path(&self, e: &Error, what: &str) -> Error {
+        Error::new(e.code(), e.id())
+            .with_field("--record")
+            .with_value(Error::quoted(&self.path.display().to_string()))
+            .with_detail(format!("recording stopped at {what}"))
     }
 }
 
@@ -375,6 +402,11 @@ impl<G: Game> Game for Recording<G> {
     }
 
     fn on_frame(&mut self, world: &World, control: &mut Control) {
+        if let Some(what) = self.unreported.take()
+            && let Some(e) = &self.error
+        {
+            control.fail(self.naming_path(e, &what));
+        }
         self.inner.on_frame(world, control);
     }
 

@@ -1,7 +1,8 @@
 //! Process-level fault injection on the demo binary, as a user or a
 //! supervisor would cause the faults: stop signals at random instants of a
 //! recording run (`signals.rs`), the X server dying under a windowed run
-//! (`x_server.rs`). Each test asserts what a user sees: the
+//! (`x_server.rs`), the disk filling under `--record` (`disk_full.rs`).
+//! Each test asserts what a user sees: the
 //! exit code, the report's lines, the shutdown's events in order, and that
 //! the recording left behind is a valid replay.
 //!
@@ -25,6 +26,8 @@ mod support;
 
 pub use support::DEMO;
 
+#[path = "fault_injection/disk_full.rs"]
+mod disk_full;
 #[path = "fault_injection/signals.rs"]
 mod signals;
 #[path = "fault_injection/x_server.rs"]

@@ -381,7 +381,7 @@ impl<C: MonotonicClock> Session<C> {
     }
 
     /// Carries out the control requests, in the documented order: actions,
-    /// pause/resume, steps, interpolation, exit.
+    /// pause/resume, steps, interpolation, a failure, exit.
     fn apply<G: Game>(&mut self, game: &mut G, reading_ns: i64) {
         let n = self.control.n_actions;
         for slot in 0..n {
@@ -420,6 +420,9 @@ impl<C: MonotonicClock> Session<C> {
         }
         if let Some(on) = self.control.set_interpolation {
             self.interpolation = on;
+        }
+        if let Some(err) = self.control.failure.take() {
+            self.fail_tick(err);
         }
         if self.control.exit && self.exit.is_none() {
             self.exit = Some(ExitReason::GameExit);
@@ -870,6 +873,37 @@ mod tests {
             assert_eq!(err.field(), Some(callback));
             assert!(err.detail().unwrap().contains("game bug in"), "{err}");
         }
+    }
+
+    #[test]
+    fn a_game_that_fails_ends_the_run_with_its_error() {
+        struct Fails;
+        impl Game for Fails {
+            fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
+                Ok(())
+            }
+            fn on_frame(&mut self, _: &World, control: &mut Control) {
+                if control.frame() == 2 {
+                    let id = laige_core::EventId::new("test", "disk_full");
+                    control.fail(Error::new(ErrorCode::Io, id));
+                    control.fail(Error::new(ErrorCode::Failed, events::RENDER_FAILED));
+                }
+            }
+        }
+        let (mut s, _clock) = session();
+        let mut presenter = Record::default();
+        assert_eq!(s.next_frame(0), Some(1));
+        assert!(s.frame::<_, Fpx16_16, _>(&mut Fails, &mut presenter, 0));
+        assert_eq!(s.next_frame(0), Some(2));
+        assert!(!s.frame::<_, Fpx16_16, _>(&mut Fails, &mut presenter, 0));
+        let report = s.shutdown(&mut presenter, ExitReason::Completed);
+        assert_eq!(report.exit_code(), crate::EXIT_SYSTEM_FAILED);
+        // The first failure wins; the frame it ended ran no tick.
+        assert_eq!(
+            report.exit.error().map(|e| e.id().event()),
+            Some("disk_full")
+        );
+        assert_eq!(report.frames, 1);
     }
 
     #[test]
