@@ -210,6 +210,12 @@ impl<G: Game, S: EngineScalar> App<G, S> {
                 prefer_egl: false,
             },
         )?;
+        // A lost X server ends this run in order (instead of Xlib's exit).
+        if let Ok(handle) = winit::raw_window_handle::HasDisplayHandle::display_handle(event_loop)
+            && let winit::raw_window_handle::RawDisplayHandle::Xlib(xlib) = handle.as_raw()
+        {
+            crate::x11_loss::install(xlib.display.map_or(std::ptr::null_mut(), |d| d.as_ptr()));
+        }
         let rate = frame_rate(&self.config, ctx.refresh_rate_hz());
         let window = ctx.window().cloned().ok_or_else(|| {
             Error::new(ErrorCode::Failed, events::WINDOW_FAILED)
@@ -252,8 +258,14 @@ impl<G: Game, S: EngineScalar> App<G, S> {
     }
 
     /// Ends the run if the session decided to (exit request, failure,
-    /// Ctrl-C).
+    /// a stop signal), or the X server is gone.
     fn end_if_decided(&mut self, event_loop: &ActiveEventLoop) {
+        if self.live.is_some() && crate::x11_loss::display_lost() {
+            let err = crate::x11_loss::lost_error();
+            laige_core::event!(Error, events::DISPLAY_LOST, error = %err);
+            self.end(event_loop, ExitReason::RenderFailed(err));
+            return;
+        }
         let stop = self.live.as_mut().is_some_and(|l| l.session.should_stop());
         if stop {
             // The session's own reason wins over this placeholder.

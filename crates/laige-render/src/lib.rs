@@ -56,7 +56,7 @@ mod sync;
 
 pub use events::{
     FRAME_DROPPED, FRAME_RATE_INVALID, NOT_RUNNING, SPAWN_FAILED, STAGE_FAILED, STAGE_PANICKED,
-    THREAD_STARTED, THREAD_STOPPED,
+    STAGE_STUCK, THREAD_STARTED, THREAD_STOPPED,
 };
 pub use frame::{FrameDescriptor, FrameStats};
 pub use frame_clock::{FrameClock, FrameClockConfig};
