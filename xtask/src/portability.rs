@@ -2,8 +2,10 @@
 //!
 //! - `laige-engine --no-default-features`: the headless, simulation-only
 //!   engine (no GL, no winit) builds and its library tests pass.
-//! - `wasm32-unknown-unknown` (a browser): laige-core and laige-sim check;
-//!   their clock reads `performance.now()` there through web-time.
+//! - `wasm32-unknown-unknown` (a browser): laige-core, laige-sim and the
+//!   headless engine check with warnings denied; the clock reads
+//!   `performance.now()` there through web-time, and the engine has no
+//!   POSIX signals to handle.
 
 use std::process::Command;
 
@@ -34,20 +36,22 @@ pub fn run() -> anyhow::Result<()> {
         &mut failed,
     )?;
 
-    let mut c = cargo();
-    c.args([
-        "check",
-        "--target",
-        "wasm32-unknown-unknown",
-        "-p",
-        "laige-core",
-        "-p",
-        "laige-sim",
-    ]);
-    step(
-        "wasm32-unknown-unknown: laige-core, laige-sim",
-        c,
-        &mut failed,
-    )?;
+    // Warnings denied: code that only this target compiles is linted here.
+    for (what, packages) in [
+        (
+            "laige-core, laige-sim",
+            &["-p", "laige-core", "-p", "laige-sim"][..],
+        ),
+        (
+            "the headless engine (no default features)",
+            &["-p", "laige-engine", "--no-default-features"][..],
+        ),
+    ] {
+        let mut c = cargo();
+        c.args(["check", "--target", "wasm32-unknown-unknown"]);
+        c.args(packages);
+        c.env("RUSTFLAGS", "-D warnings");
+        step(&format!("wasm32-unknown-unknown: {what}"), c, &mut failed)?;
+    }
     crate::finish(&failed)
 }

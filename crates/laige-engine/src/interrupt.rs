@@ -30,12 +30,26 @@
 //! [`request`] raises the same flag from code (tests, a supervisor thread),
 //! as SIGINT would, without arming the second-signal exit.
 
+#[cfg(unix)]
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use laige_core::{Error, ErrorCode, Result};
+use laige_core::Result;
+#[cfg(unix)]
+use laige_core::{Error, ErrorCode};
+#[cfg(unix)]
 use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
 
+// Without POSIX signals (wasm, Windows) nothing delivers them: the POSIX
+// numbers stay, for the exit codes of runs `request` ends.
+#[cfg(not(unix))]
+const SIGINT: i32 = 2;
+#[cfg(not(unix))]
+const SIGTERM: i32 = 15;
+#[cfg(not(unix))]
+const SIGHUP: i32 = 1;
+
+#[cfg(unix)]
 use crate::events;
 
 /// A signal that stops a run.
@@ -103,7 +117,17 @@ fn exit_code_of(signal: i32) -> u8 {
 static RAISED: AtomicUsize = AtomicUsize::new(0);
 /// Up once a real stop signal arrived: the next one exits at once.
 static ARMED: AtomicBool = AtomicBool::new(false);
+#[cfg(unix)]
 static INSTALLED: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+
+/// The stop-signal handler.
+///
+/// On targets without POSIX signals (wasm, Windows) there is nothing to
+/// install: `Ok(())`, and [`request`] is the only way to raise the flag.
+#[cfg(not(unix))]
+pub fn install_handler() -> Result<()> {
+    Ok(())
+}
 
 /// Installs the process's stop-signal handler for SIGINT, SIGTERM and
 /// SIGHUP (once; later calls return the first call's outcome).
@@ -114,6 +138,7 @@ static INSTALLED: OnceLock<std::result::Result<(), String>> = OnceLock::new();
 ///
 /// # Errors
 /// `engine/signal_handler_failed` (Failed) when the platform refused.
+#[cfg(unix)]
 pub fn install_handler() -> Result<()> {
     let outcome = INSTALLED.get_or_init(|| {
         StopSignal::ALL.into_iter().try_for_each(|s| {
