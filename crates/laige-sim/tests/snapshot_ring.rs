@@ -137,11 +137,7 @@ fn a_rollback_across_spawns_and_despawns_restores_the_same_entity_ids() {
     assert_eq!(handles(&world), saved, "rows restored in order");
     for (tick, state) in expected.iter().enumerate().skip(21) {
         world.run_systems(&schedule).unwrap();
-        assert_eq!(
-            &(world.state_hash(), handles(&world)),
-            state,
-            "tick {tick}"
-        );
+        assert_eq!(&(world.state_hash(), handles(&world)), state, "tick {tick}");
     }
     // And the next spawn outside the systems repeats too.
     let next = world.spawn((Life(1),));
