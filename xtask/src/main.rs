@@ -12,6 +12,9 @@
 //! cargo xtask lint [--list-allowed]
 //!                         crate-edge check (laige-render never depends on laige-sim)
 //!                         and the determinism lint over sim code
+//! cargo xtask desync-diff A B
+//!                         compare two peers' snapshot dumps of a desynced tick
+//!                         down to the component and the entity
 //! ```
 //!
 //! `ci` runs every step and reports every failure before exiting
@@ -20,6 +23,7 @@
 #![allow(clippy::print_stdout, reason = "xtask is a command-line tool")]
 #![allow(clippy::print_stderr, reason = "xtask is a command-line tool")]
 
+mod desync_diff;
 mod detcheck;
 mod detlint;
 mod edges;
@@ -31,13 +35,14 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-const USAGE: &str = "usage: cargo xtask <test|ci|bench|detcheck|lint> [args]
+const USAGE: &str = "usage: cargo xtask <test|ci|bench|detcheck|lint|desync-diff> [args]
   test                   run every test (the README's test command)
   ci                     fmt --check + clippy -D warnings + test
   bench [--quick] [F..]  benchmarks in release against budgets.json
   detcheck [--quick] [--bless] [--builds A,B]
                          same scenario, matrix of builds, both backends, known answers
-  lint [--list-allowed]  crate-edge check + determinism lint (--rules lists the rules)";
+  lint [--list-allowed]  crate-edge check + determinism lint (--rules lists the rules)
+  desync-diff A B        compare two snapshot dumps of a desynced tick";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -47,6 +52,7 @@ fn main() -> ExitCode {
         Some("bench") => run::bench(&args[1..]),
         Some("lint") => lint::run(&args[1..]),
         Some("detcheck") => detcheck::run(&args[1..]),
+        Some("desync-diff") => desync_diff::run(&args[1..]),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())

@@ -10,7 +10,7 @@ use ggrs::{
     SessionBuilder, SessionState, SpectatorSession, SyncTestSession,
 };
 use laige_core::{Error, ErrorCode, Result, event};
-use laige_sim::snapshot::SnapshotRing;
+use laige_sim::snapshot::{SnapshotRing, WorldSnapshot};
 use laige_sim::{SystemSchedule, World};
 
 use crate::events;
@@ -250,6 +250,7 @@ pub struct NetSession<I: PlayerInput> {
     confirmed: Vec<(u64, u64)>,
     next_confirmed: u64,
     mismatch: Option<String>,
+    dump_prefix: Option<String>,
 }
 
 impl<I: PlayerInput> std::fmt::Debug for NetSession<I> {
@@ -308,6 +309,7 @@ impl<I: PlayerInput> NetSession<I> {
             confirmed: Vec::with_capacity(config.confirmed_log),
             next_confirmed: 0,
             mismatch: None,
+            dump_prefix: None,
         })
     }
 
@@ -414,6 +416,13 @@ impl<I: PlayerInput> NetSession<I> {
                 check_distance,
             },
         )
+    }
+
+    /// On a P2P desync, write the desynced tick's snapshot
+    /// ([`WorldSnapshot::dump`]) to `{prefix}-tick{N}.txt`, for
+    /// `cargo xtask desync-diff` against the other peer's file.
+    pub fn dump_desyncs_to(&mut self, prefix: impl Into<String>) {
+        self.dump_prefix = Some(prefix.into());
     }
 
     /// The world (read).
@@ -585,8 +594,9 @@ impl<I: PlayerInput> NetSession<I> {
                 } else {
                     self.save(slot)?
                 };
+                let checksum = self.ring.get(slot).map_or(u128::from(hash), checksum);
                 let slot = u32::try_from(slot).unwrap_or(0);
-                cell.save(frame, Some(slot), Some(u128::from(hash)));
+                cell.save(frame, Some(slot), Some(checksum));
             }
             GgrsRequest::LoadGameState { cell, frame } => {
                 let from = self.world.tick();
@@ -682,6 +692,44 @@ impl<I: PlayerInput> NetSession<I> {
         }
     }
 
+    /// A P2P desync: the report names the component types whose per-type
+    /// hashes differ, and the tick's snapshot is dumped when a dump path is
+    /// set and the ring still holds it.
+    #[cold]
+    fn p2p_desync(&mut self, tick: u64, local: u128, remote: u128, addr: SocketAddr) -> NetEnd {
+        let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
+        let snap = self
+            .ring
+            .get(slot)
+            .ok()
+            .filter(|s| s.is_filled() && s.tick() == tick);
+        let components = snap.map_or_else(
+            || "unknown (the tick's snapshot is no longer in the ring)".to_owned(),
+            |s| differing_types(s, local, remote),
+        );
+        let mut report = format!(
+            "tick {tick}: state hash {:#018x} here, {:#018x} at {addr}; differing components: {components}",
+            // The low 64 bits are the state hash (see `checksum`).
+            local as u64,
+            remote as u64
+        );
+        if let (Some(prefix), Some(s)) = (&self.dump_prefix, snap) {
+            let path = format!("{prefix}-tick{tick}.txt");
+            match std::fs::write(&path, s.dump()) {
+                Ok(()) => report.push_str(&format!("; snapshot dumped to {path}")),
+                Err(e) => report.push_str(&format!("; dump to {path} failed: {e}")),
+            }
+        }
+        event!(
+            Error,
+            events::DESYNC,
+            tick,
+            peer = %addr,
+            components = components.as_str()
+        );
+        NetEnd::Desync { tick, report }
+    }
+
     fn desync(&mut self, tick: u64, report: String) -> Advance {
         self.stats.desyncs += 1;
         event!(
@@ -696,6 +744,7 @@ impl<I: PlayerInput> NetSession<I> {
 
     fn poll_events(&mut self) {
         let mut ended = None;
+        let mut desync = None;
         let mut skip = 0;
         let mut drain = |e: GgrsEvent<GgrsConfig<I>>| match e {
             GgrsEvent::Synchronizing { .. } => {}
@@ -723,21 +772,7 @@ impl<I: PlayerInput> NetSession<I> {
                 remote_checksum,
                 addr,
             } => {
-                let tick = frame_tick(frame);
-                event!(
-                    Error,
-                    events::DESYNC,
-                    tick,
-                    peer = %addr,
-                    local = %format_args!("{local_checksum:#x}"),
-                    remote = %format_args!("{remote_checksum:#x}")
-                );
-                ended.get_or_insert(NetEnd::Desync {
-                    tick,
-                    report: format!(
-                        "tick {tick}: state hash {local_checksum:#018x} here, {remote_checksum:#018x} at {addr}"
-                    ),
-                });
+                desync.get_or_insert((frame_tick(frame), local_checksum, remote_checksum, addr));
             }
         };
         match &mut self.kind {
@@ -752,12 +787,46 @@ impl<I: PlayerInput> NetSession<I> {
             Kind::SyncTest { .. } => {}
         }
         self.skip_credit = self.skip_credit.saturating_add(skip);
+        if let Some((tick, local, remote, addr)) = desync {
+            ended = Some(self.p2p_desync(tick, local, remote, addr));
+        }
         if let Some(end) = ended {
             if matches!(end, NetEnd::Desync { .. }) {
                 self.stats.desyncs += 1;
             }
             self.end = Some(end);
         }
+    }
+}
+
+/// The checksum GGRS exchanges: the state hash in the low 64 bits; in the
+/// high 64 bits, 8 one-byte buckets of the per-type hashes (line `k` folds
+/// into byte `k % 8`), so a peer that sees a desync can name the component
+/// types whose hashes differ without another message.
+fn checksum(snap: &WorldSnapshot) -> u128 {
+    let mut buckets = [0_u8; 8];
+    for line in 0..snap.type_count() {
+        if let Some((_, h)) = snap.type_hash(line) {
+            buckets[line % 8] ^= h.to_le_bytes()[0];
+        }
+    }
+    u128::from(snap.state_hash()) | (u128::from(u64::from_le_bytes(buckets)) << 64)
+}
+
+/// The per-type hash lines whose buckets differ between two checksums.
+fn differing_types(snap: &WorldSnapshot, local: u128, remote: u128) -> String {
+    let (a, b) = (
+        u64::try_from(local >> 64).unwrap_or(0).to_le_bytes(),
+        u64::try_from(remote >> 64).unwrap_or(0).to_le_bytes(),
+    );
+    let names: Vec<&str> = (0..snap.type_count())
+        .filter(|line| a[line % 8] != b[line % 8])
+        .filter_map(|line| snap.type_hash(line).map(|(name, _)| name))
+        .collect();
+    if names.is_empty() {
+        "no per-type hash differs (the difference is in the tick or the entity count)".to_owned()
+    } else {
+        names.join(", ")
     }
 }
 

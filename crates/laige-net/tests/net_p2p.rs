@@ -20,7 +20,7 @@ use laige_net::{
     Advance, EXIT_DISCONNECTED, NetConfig, NetEnd, NetSession, NetStats, Seat, TickPacer,
     UdpNonBlockingSocket,
 };
-use support::{Steer, game, script_input};
+use support::{Avatar, Steer, game, script_input};
 
 const RATE_HZ: usize = 120;
 
@@ -53,14 +53,21 @@ struct PeerResult {
 /// other peer did too (it keeps advancing meanwhile, so the other's
 /// inputs keep being confirmed), or until it ends, or until `vanish_at`
 /// (then it drops its session: a vanished peer).
-fn peer(
-    me: usize,
-    ports: [u16; 2],
+struct Plan {
     config: NetConfig,
     until: u64,
+    /// Peer 1 drops its session at this tick.
     vanish_at: Option<u64>,
-    done: &AtomicU32,
-) -> PeerResult {
+    /// Peer 1 runs a system the other does not (a desync at tick 60).
+    diverge: bool,
+    faults: bool,
+    /// Where peers dump a desynced tick (`{dir}/peer{me}`).
+    dump_dir: Option<std::path::PathBuf>,
+}
+
+fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult {
+    let (config, until) = (plan.config, plan.until);
+    let vanish_at = plan.vanish_at.filter(|_| me == 1);
     let addr = |i: usize| SocketAddr::from(([127, 0, 0, 1], ports[i]));
     let seats: Vec<Seat> = (0..2)
         .map(|i| {
@@ -73,11 +80,30 @@ fn peer(
         .collect();
     let socket = FaultySocket::new(
         UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap(),
-        faults(0xfa17 + me as u64),
+        if plan.faults {
+            faults(0xfa17 + me as u64)
+        } else {
+            Faults::default()
+        },
     )
     .unwrap();
-    let mut session =
-        NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 2), config, &seats, socket).unwrap();
+    let mut world = game::<Fpx16_16>(64, 2);
+    if plan.diverge && me == 1 {
+        world
+            .register_system("test/diverge", 60, |ctx| {
+                if ctx.tick() == 60 {
+                    for a in ctx.query_mut::<&mut Avatar>() {
+                        a.x += 1000;
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+    let mut session = NetSession::<Steer>::p2p(world, config, &seats, socket).unwrap();
+    if let Some(dir) = &plan.dump_dir {
+        session.dump_desyncs_to(dir.join(format!("peer{me}")).to_string_lossy());
+    }
     let mut pacer = TickPacer::new(u32::try_from(RATE_HZ).unwrap(), 4);
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut reached = false;
@@ -114,14 +140,25 @@ fn peer(
     }
 }
 
-fn run_pair(config: NetConfig, until: u64, vanish: Option<u64>) -> [PeerResult; 2] {
+fn run_pair(config: NetConfig, until: u64, vanish_at: Option<u64>) -> [PeerResult; 2] {
+    run_plan(Plan {
+        config,
+        until,
+        vanish_at,
+        diverge: false,
+        faults: true,
+        dump_dir: None,
+    })
+}
+
+fn run_plan(plan: Plan) -> [PeerResult; 2] {
     let ports = [free_port(), free_port()];
     let done = Arc::new(AtomicU32::new(0));
+    let plan = Arc::new(plan);
     let handles: Vec<_> = (0..2)
         .map(|me| {
-            let done = done.clone();
-            let vanish_at = if me == 1 { vanish } else { None };
-            std::thread::spawn(move || peer(me, ports, config, until, vanish_at, &done))
+            let (done, plan) = (done.clone(), plan.clone());
+            std::thread::spawn(move || peer(me, ports, &plan, &done))
         })
         .collect();
     let mut results = handles.into_iter().map(|h| h.join().unwrap());
@@ -197,4 +234,37 @@ fn a_vanished_peer_is_a_disconnect_and_an_orderly_end() {
         matches!(end, NetEnd::Disconnected { peer } if peer.ip().is_loopback()),
         "{end:?}"
     );
+}
+
+#[test]
+fn a_p2p_desync_ends_both_peers_naming_the_component_and_dumps_the_tick() {
+    let dir = std::env::temp_dir().join(format!("laige-net-desync-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let results = run_plan(Plan {
+        config: config(8, 2),
+        until: 100_000,
+        vanish_at: None,
+        diverge: true,
+        faults: false,
+        dump_dir: Some(dir.clone()),
+    });
+    for (me, r) in results.iter().enumerate() {
+        let end = r.end.as_ref().expect("ended");
+        assert_eq!(end.exit_code(), laige_net::EXIT_DESYNC, "{end:?}");
+        let NetEnd::Desync { tick, report } = end else {
+            panic!("{end:?}");
+        };
+        assert_eq!(*tick, 61, "{report}");
+        assert!(
+            report.contains("differing components: test.avatar"),
+            "{report}"
+        );
+        assert!(!report.contains("workload."), "{report}");
+        assert_eq!(r.stats.desyncs, 1);
+        let dump = dir.join(format!("peer{me}-tick61.txt"));
+        assert!(report.contains("snapshot dumped to"), "{report}");
+        let text = std::fs::read_to_string(&dump).unwrap();
+        assert!(text.starts_with("laige-snapshot 1\ntick 61\n"), "{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
