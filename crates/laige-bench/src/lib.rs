@@ -10,6 +10,7 @@ pub mod diag;
 pub mod engine;
 pub mod harness;
 pub mod math;
+pub mod net;
 pub mod render_pipeline;
 pub mod sim;
 pub mod sprites;
@@ -24,6 +25,7 @@ pub const AREAS: &[(&str, AreaFn)] = &[
     ("diag", diag::run),
     ("engine", engine::run),
     ("math", math::run),
+    ("net", net::run),
     ("sim", sim::run),
     ("sprites", sprites::run),
     ("render_pipeline", render_pipeline::run),
