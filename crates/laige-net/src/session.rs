@@ -134,6 +134,9 @@ pub enum Seat {
     Local,
     /// A player on the peer at this address.
     Remote(SocketAddr),
+    /// A spectator at this address (after the players' seats; not counted
+    /// in `NetConfig::players`): this peer sends it every confirmed input.
+    Spectator(SocketAddr),
 }
 
 /// Why a session ended, and its process exit code.
@@ -329,12 +332,19 @@ impl<I: PlayerInput> NetSession<I> {
         seats: &[Seat],
         socket: impl NonBlockingSocket<SocketAddr> + 'static,
     ) -> Result<Self> {
-        if seats.len() != config.players || seats.len() < 2 {
+        let n_players = seats
+            .iter()
+            .take_while(|s| !matches!(s, Seat::Spectator(_)))
+            .count();
+        let spectators_last = seats[n_players..]
+            .iter()
+            .all(|s| matches!(s, Seat::Spectator(_)));
+        if n_players != config.players || n_players < 2 || !spectators_last {
             return Err(Error::invalid_argument(
                 events::CONFIG_INVALID,
                 "seats",
                 seats.len(),
-                "one seat per player, 2..=4",
+                "one seat per player (2..=4, NetConfig::players), then any spectators",
             ));
         }
         let local: Vec<usize> = (0..seats.len())
@@ -354,6 +364,7 @@ impl<I: PlayerInput> NetSession<I> {
             let player = match seat {
                 Seat::Local => PlayerType::Local,
                 Seat::Remote(addr) => PlayerType::Remote(*addr),
+                Seat::Spectator(addr) => PlayerType::Spectator(*addr),
             };
             builder = builder
                 .add_player(player, handle)

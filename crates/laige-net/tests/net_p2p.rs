@@ -268,3 +268,67 @@ fn a_p2p_desync_ends_both_peers_naming_the_component_and_dumps_the_tick() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_spectator_simulates_the_confirmed_ticks_the_players_agree_on() {
+    let ports = [free_port(), free_port(), free_port()];
+    let addr = move |i: usize| SocketAddr::from(([127, 0, 0, 1], ports[i]));
+    let config = config(8, 2);
+    let until = 240;
+    let players: Vec<_> = (0..2)
+        .map(|me| {
+            std::thread::spawn(move || {
+                let mut seats: Vec<Seat> = (0..2)
+                    .map(|i| {
+                        if i == me {
+                            Seat::Local
+                        } else {
+                            Seat::Remote(addr(i))
+                        }
+                    })
+                    .collect();
+                if me == 0 {
+                    seats.push(Seat::Spectator(addr(2)));
+                }
+                let socket = UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap();
+                let mut s =
+                    NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 2), config, &seats, socket)
+                        .unwrap();
+                drive(&mut s, me, until + 60);
+                s.confirmed_hashes().to_vec()
+            })
+        })
+        .collect();
+    let socket = UdpNonBlockingSocket::bind_to_port(ports[2]).unwrap();
+    let mut spectator =
+        NetSession::<Steer>::spectator(game::<Fpx16_16>(64, 2), config, addr(0), socket).unwrap();
+    drive(&mut spectator, 9, until);
+    assert!(spectator.end().is_none(), "{:?}", spectator.end());
+    let logs: Vec<Vec<(u64, u64)>> = players.into_iter().map(|h| h.join().unwrap()).collect();
+    let seen = spectator.confirmed_hashes();
+    assert!(seen.len() as u64 >= until - 1, "{} ticks", seen.len());
+    for (tick, hash) in seen.iter().filter(|(t, _)| *t >= 1) {
+        for log in &logs {
+            let theirs = log.iter().find(|(t, _)| t == tick).map(|p| p.1);
+            assert_eq!(theirs, Some(*hash), "tick {tick}");
+        }
+    }
+}
+
+/// Advances `session` on a 120 Hz grid until its world reaches `until`
+/// ticks (player `me` scripts its input; 9 is a spectator: none).
+fn drive(session: &mut NetSession<Steer>, me: usize, until: u64) {
+    let mut pacer = TickPacer::new(u32::try_from(RATE_HZ).unwrap(), 4);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while session.world().tick() < until && session.end().is_none() {
+        assert!(Instant::now() < deadline, "stuck: {session:?}");
+        for _ in 0..pacer.due() {
+            let tick = session.world().tick();
+            if me < 2 {
+                script_input(session.world_mut(), u8::try_from(me).unwrap(), tick);
+            }
+            session.advance().unwrap();
+        }
+        std::thread::sleep(pacer.until_next().min(Duration::from_millis(2)));
+    }
+}
