@@ -2,7 +2,7 @@
 //!
 //! `cargo xtask --help` lists the tasks and `cargo xtask TASK --help` each
 //! one's options (clap): `test`, `ci`, `bench`, `detcheck`, `lint`,
-//! `package`, `portability`.
+//! `package`, `portability`, `desync-diff`.
 //!
 //! `ci` runs every step and reports every failure before exiting
 //! (`--keep-going` semantics, as Bevy's `tools/ci` does).
@@ -10,6 +10,7 @@
 #![allow(clippy::print_stdout, reason = "xtask is a command-line tool")]
 #![allow(clippy::print_stderr, reason = "xtask is a command-line tool")]
 
+mod desync_diff;
 mod detcheck;
 mod detlint;
 mod edges;
@@ -63,6 +64,14 @@ enum Task {
     /// The engine without default features; core and sim for
     /// wasm32-unknown-unknown.
     Portability,
+    /// Compare two peers' snapshot dumps of a desynced tick down to the
+    /// component, the entity and the field.
+    DesyncDiff {
+        /// The first dump.
+        a: String,
+        /// The second dump.
+        b: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -88,6 +97,7 @@ fn main() -> ExitCode {
         Task::Lint(args) => lint::run(args),
         Task::Package { allow_dirty } => package::run_package(*allow_dirty),
         Task::Portability => portability::run(),
+        Task::DesyncDiff { a, b } => desync_diff::run(a, b),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

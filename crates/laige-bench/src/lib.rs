@@ -11,6 +11,7 @@ pub mod diag;
 pub mod engine;
 pub mod harness;
 pub mod math;
+pub mod net;
 pub mod render_pipeline;
 pub mod report;
 pub mod sim;
@@ -26,6 +27,7 @@ pub const AREAS: &[(&str, AreaFn)] = &[
     ("diag", diag::run),
     ("engine", engine::run),
     ("math", math::run),
+    ("net", net::run),
     ("sim", sim::run),
     ("sprites", sprites::run),
     ("render_pipeline", render_pipeline::run),

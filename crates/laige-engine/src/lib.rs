@@ -115,6 +115,8 @@ pub use resources::RNG_RESOURCE;
 // The parts, for game crates that depend on laige-engine alone.
 pub use hecs;
 pub use laige_core as core;
+#[cfg(feature = "net")]
+pub use laige_net as net;
 pub use laige_render as render;
 pub use laige_sim as sim;
 
