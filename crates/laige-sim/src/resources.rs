@@ -58,11 +58,14 @@ use laige_core::{Error, Result};
 use crate::state_hash::{FNV1A64_OFFSET, StateHash, StateHasher, hash_str};
 use crate::{emit, events};
 
-/// A hashed resource's stable name, its key and its encoder.
+/// A hashed resource's stable name, its key, its encoder and its snapshot
+/// copies.
 struct Hashed {
     name: &'static str,
     key: u64,
     hash: fn(&dyn Any, &mut StateHasher),
+    save: fn(&dyn Any, &mut Option<Box<dyn Any + Send>>),
+    load: fn(&mut dyn Any, &dyn Any),
 }
 
 struct Entry {
@@ -70,6 +73,40 @@ struct Entry {
     type_name: &'static str,
     value: Box<dyn Any + Send>,
     hashed: Option<Hashed>,
+}
+
+/// Copies the `T` behind `value` into `slot`: `clone_from` into the copy
+/// a previous save left there (no allocation for a `T` that keeps its
+/// capacity), a new box only the first time.
+fn save_value<T: Clone + Send + 'static>(value: &dyn Any, slot: &mut Option<Box<dyn Any + Send>>) {
+    let Some(v) = value.downcast_ref::<T>() else {
+        return;
+    };
+    match slot.as_mut().and_then(|b| b.downcast_mut::<T>()) {
+        Some(saved) => saved.clone_from(v),
+        None => *slot = Some(Box::new(v.clone())),
+    }
+}
+
+/// Restores the `T` behind `value` from the `T` behind `saved`.
+fn load_value<T: Clone + 'static>(value: &mut dyn Any, saved: &dyn Any) {
+    if let (Some(v), Some(s)) = (value.downcast_mut::<T>(), saved.downcast_ref::<T>()) {
+        v.clone_from(s);
+    }
+}
+
+/// One hashed resource in a snapshot: its key, its encoder and its value.
+struct SavedResource {
+    key: u64,
+    hash: fn(&dyn Any, &mut StateHasher),
+    value: Option<Box<dyn Any + Send>>,
+}
+
+/// The hashed resources of a world as a snapshot saved them, in name order
+/// (the snapshot part `world.resources` keeps one per snapshot slot).
+#[derive(Default)]
+pub(crate) struct SavedResources {
+    slots: Vec<SavedResource>,
 }
 
 /// Feeds the `T` behind `value` into `hasher` (`value` is always a `T`:
@@ -110,7 +147,7 @@ impl Resources {
     }
 
     /// Inserts or replaces a hashed resource under `name`.
-    pub(crate) fn insert_hashed<T: StateHash + Send + 'static>(
+    pub(crate) fn insert_hashed<T: StateHash + Clone + Send + 'static>(
         &mut self,
         name: &'static str,
         value: T,
@@ -151,6 +188,8 @@ impl Resources {
                 name,
                 key: hash_str(name),
                 hash: hash_value::<T>,
+                save: save_value::<T>,
+                load: load_value::<T>,
             }),
         });
         self.sort();
@@ -207,6 +246,68 @@ impl Resources {
         self.entries
             .iter()
             .filter_map(|e| e.hashed.as_ref().map(|h| h.name))
+    }
+
+    /// Saves every hashed resource into `saved`, in name order (the slots
+    /// grow only when the world holds more hashed resources than before).
+    pub(crate) fn save_into(&self, saved: &mut SavedResources) {
+        let mut n = 0;
+        for entry in &self.entries {
+            let Some(hashed) = &entry.hashed else {
+                continue;
+            };
+            if n == saved.slots.len() {
+                saved.slots.push(SavedResource {
+                    key: hashed.key,
+                    hash: hashed.hash,
+                    value: None,
+                });
+            }
+            let slot = &mut saved.slots[n];
+            if slot.key != hashed.key {
+                *slot = SavedResource {
+                    key: hashed.key,
+                    hash: hashed.hash,
+                    value: None,
+                };
+            }
+            (hashed.save)(entry.value.as_ref(), &mut slot.value);
+            n += 1;
+        }
+        saved.slots.truncate(n);
+    }
+
+    /// The hash of a saved set: the count, then per resource FNV-1a of its
+    /// key and its encoding, in name order.
+    pub(crate) fn hash_saved(saved: &SavedResources) -> u64 {
+        let mut h = StateHasher::from_state(FNV1A64_OFFSET);
+        h.write_u64(saved.slots.len() as u64);
+        for slot in &saved.slots {
+            let mut record = StateHasher::from_state(FNV1A64_OFFSET);
+            record.write_u64(slot.key);
+            if let Some(v) = &slot.value {
+                (slot.hash)(v.as_ref(), &mut record);
+            }
+            h.write_u64(record.finish());
+        }
+        h.finish()
+    }
+
+    /// Restores every hashed resource `saved` holds (matched by name).
+    pub(crate) fn load_from(&mut self, saved: &SavedResources) {
+        for slot in &saved.slots {
+            let Some(value) = &slot.value else {
+                continue;
+            };
+            if let Some(entry) = self
+                .entries
+                .iter_mut()
+                .find(|e| e.hashed.as_ref().is_some_and(|h| h.key == slot.key))
+                && let Some(hashed) = &entry.hashed
+            {
+                (hashed.load)(entry.value.as_mut(), value.as_ref());
+            }
+        }
     }
 
     /// Feeds the hashed resources into `h` (step 5 of the canonical form in

@@ -130,8 +130,8 @@ pub struct World {
     hash_scratch: Cell<Vec<u64>>,
     systems: SystemRegistry,
     input: InputQueue,
-    input_state: InputState,
-    resources: Resources,
+    pub(crate) input_state: InputState,
+    pub(crate) resources: Resources,
     /// What a snapshot saves (filled by the hashed registration).
     pub(crate) snapshot: SnapshotRegistry,
 }
@@ -169,7 +169,7 @@ impl fmt::Debug for World {
 
 impl World {
     fn build(churn: ChurnBudget) -> Self {
-        Self {
+        let mut world = Self {
             entities: Entities::new(ChurnGuard::new(churn)),
             // Relaxed: a unique counter, no other memory is published.
             id: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
@@ -181,7 +181,9 @@ impl World {
             input_state: InputState::default(),
             resources: Resources::default(),
             snapshot: SnapshotRegistry::default(),
-        }
+        };
+        crate::snapshot::register_world_parts(&mut world.snapshot);
+        world
     }
 
     /// A world with explicit options.
@@ -326,15 +328,17 @@ impl World {
 
     /// Inserts (or replaces) the resource of type `T` as part of the
     /// deterministic state under the stable `name`: it enters
-    /// [`state_hash`](Self::state_hash). Requires [`StateHash`], which raw
-    /// floats do not implement. Returns the value it replaced.
+    /// [`state_hash`](Self::state_hash) and every snapshot (restored by
+    /// value on a rollback: `Clone`, as for hashed components). Requires
+    /// [`StateHash`], which raw floats do not implement. Returns the value
+    /// it replaced.
     ///
     /// # Errors
     /// `world/resource_name_invalid` (InvalidArgument, after one
     /// rate-limited warn) for an empty name, a name another hashed resource
     /// uses, `T` already hashed under another name, or `T` already inserted
     /// as a plain resource. Nothing changes then.
-    pub fn insert_hashed_resource<T: StateHash + Send + 'static>(
+    pub fn insert_hashed_resource<T: StateHash + Clone + Send + 'static>(
         &mut self,
         name: &'static str,
         value: T,

@@ -1,6 +1,7 @@
 //! Whole-world snapshots: [`SnapshotRing`], [`WorldSnapshot`],
 //! [`SnapshotPart`], the coverage check and the difference report.
 
+mod parts;
 mod registry;
 
 use std::any::Any;
@@ -13,6 +14,7 @@ use laige_core::{Error, ErrorCode, Result};
 use crate::events;
 use crate::world::World;
 
+pub(crate) use parts::register_world_parts;
 pub use registry::SnapshotPart;
 pub(crate) use registry::SnapshotRegistry;
 use registry::{ComponentOps, MultisetHash, PartOps, SavedColumn};
