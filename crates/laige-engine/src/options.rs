@@ -81,6 +81,12 @@ pub struct EngineOptions {
     pub pacing: Pacing,
     /// Headless rendering (default [`HeadlessRender::Off`]).
     pub headless_render: HeadlessRender,
+    /// Install laige's log subscriber from the config's `[log]` section
+    /// when the run starts (default `true`). A process-wide subscriber
+    /// that is already installed — the game's own, or an earlier run's —
+    /// is kept either way; set `false` for a game that installs its own
+    /// later.
+    pub install_log_subscriber: bool,
     /// Install the Ctrl-C handler and end the run in order on SIGINT
     /// (default true; see [`crate::interrupt`]).
     pub handle_ctrl_c: bool,
@@ -126,6 +132,7 @@ impl Default for EngineOptions {
         Self {
             pacing: Pacing::default(),
             headless_render: HeadlessRender::default(),
+            install_log_subscriber: true,
             handle_ctrl_c: true,
             profiler: ProfilerConfig {
                 capacity: 8192,
