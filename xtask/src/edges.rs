@@ -4,6 +4,8 @@
 //! - laige-core depends on no other laige crate;
 //! - laige-render never depends on laige-sim (directly or transitively);
 //! - laige-sim never depends on laige-render;
+//! - laige-net (sessions) never depends on laige-render or laige-engine,
+//!   and neither laige-sim nor laige-core depends on it;
 //! - sim and render meet only in the engine, the bench and the tools: no
 //!   other crate depends directly on both (dev-dependencies included, so a
 //!   test cannot join them either).
@@ -25,6 +27,10 @@ const FORBIDDEN: &[(&str, &str)] = &[
     ("laige-core", "laige-render"),
     ("laige-core", "laige-engine"),
     ("laige-core", "laige-macros"),
+    ("laige-net", "laige-render"),
+    ("laige-net", "laige-engine"),
+    ("laige-sim", "laige-net"),
+    ("laige-core", "laige-net"),
 ];
 
 /// The crates that may depend directly on both laige-sim and laige-render:

@@ -7,20 +7,26 @@ use anyhow::bail;
 use crate::run::root;
 use crate::{detlint, edges, tidy};
 
-/// Runs every rule and reports every failure. `--list-allowed` also prints
-/// every use of the determinism lint's escape hatch; `--rules` prints the
-/// determinism rules and exits.
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    if args.iter().any(|a| a == "--rules") {
+/// `cargo xtask lint`'s options.
+#[derive(Debug, Default, clap::Args)]
+pub struct Args {
+    /// Also print every use of the determinism lint's escape hatch.
+    #[arg(long)]
+    pub list_allowed: bool,
+    /// Print the determinism rules and exit.
+    #[arg(long)]
+    pub rules: bool,
+}
+
+/// Runs every rule and reports every failure.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    if args.rules {
         for (name, why) in detlint::RULES {
             println!("{name:<16} {why}");
         }
         return Ok(());
     }
-    if let Some(bad) = args.iter().find(|a| *a != "--list-allowed") {
-        bail!("unknown lint option {bad}; accepted: --list-allowed, --rules");
-    }
-    let list_allowed = !args.is_empty();
+    let list_allowed = args.list_allowed;
     let meta = edges::metadata()?;
     let root = root();
     let mut failed = Vec::new();

@@ -1,18 +1,8 @@
 //! `cargo xtask`: the project's tasks as plain Rust (matklad's cargo-xtask).
 //!
-//! ```text
-//! cargo xtask test        every test: the workspace suite, the heavy optimized
-//!                         tests (exhaustive math, stress), the loom models, lint
-//! cargo xtask ci          fmt --check, clippy -D warnings, then `test`
-//! cargo xtask bench [--quick] [FILTER...]
-//!                         the benchmarks in release, checked against budgets.json
-//! cargo xtask detcheck [--quick] [--bless] [--builds A,B]
-//!                         the detcheck scenario under a matrix of builds, both
-//!                         backends, against the committed known answers
-//! cargo xtask lint [--list-allowed]
-//!                         crate-edge check (laige-render never depends on laige-sim)
-//!                         and the determinism lint over sim code
-//! ```
+//! `cargo xtask --help` lists the tasks and `cargo xtask TASK --help` each
+//! one's options (clap): `test`, `ci`, `bench`, `detcheck`, `lint`,
+//! `package`, `portability`, `desync-diff`.
 //!
 //! `ci` runs every step and reports every failure before exiting
 //! (`--keep-going` semantics, as Bevy's `tools/ci` does).
@@ -20,43 +10,94 @@
 #![allow(clippy::print_stdout, reason = "xtask is a command-line tool")]
 #![allow(clippy::print_stderr, reason = "xtask is a command-line tool")]
 
+mod desync_diff;
 mod detcheck;
 mod detlint;
 mod edges;
 mod lint;
+mod package;
+mod portability;
 mod run;
 mod tidy;
 
 use std::process::ExitCode;
 
 use anyhow::bail;
+use clap::{Parser, Subcommand};
 
-const USAGE: &str = "usage: cargo xtask <test|ci|bench|detcheck|lint> [args]
-  test                   run every test (the README's test command)
-  ci                     fmt --check + clippy -D warnings + test
-  bench [--quick] [F..]  benchmarks in release against budgets.json
-  detcheck [--quick] [--bless] [--builds A,B]
-                         same scenario, matrix of builds, both backends, known answers
-  lint [--list-allowed]  crate-edge check + determinism lint (--rules lists the rules)";
+/// The project's tasks (run as `cargo xtask TASK`).
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", version)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Every test: the workspace suite, the heavy optimized tests, the loom
+    /// models, lint, detcheck (the README's test command).
+    Test,
+    /// fmt --check, clippy -D warnings, then `test`.
+    Ci,
+    /// The benchmarks in release, checked against budgets.json; the
+    /// arguments go to laige-bench (`cargo xtask bench -- --help` lists them).
+    Bench {
+        /// laige-bench's arguments: `--quick`, `--baseline FILE` (compare with
+        /// a previous target/bench-report.json), area filters, ...
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The detcheck scenario under the matrix of builds and targets, both
+    /// backends, against the committed known answers.
+    Detcheck(detcheck::Args),
+    /// The repository rules: crate edges, the determinism lint, the code map.
+    Lint(lint::Args),
+    /// cargo package of the publishable crates, their tests and the README
+    /// example built outside the workspace on the packages, docs as docs.rs
+    /// builds them.
+    Package {
+        /// Package uncommitted changes too (local use; CI packages a clean clone).
+        #[arg(long)]
+        allow_dirty: bool,
+    },
+    /// The engine without default features; core and sim for
+    /// wasm32-unknown-unknown.
+    Portability,
+    /// Compare two peers' snapshot dumps of a desynced tick down to the
+    /// component, the entity and the field.
+    DesyncDiff {
+        /// The first dump.
+        a: String,
+        /// The second dump.
+        b: String,
+    },
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("test") => run::test(),
-        Some("ci") => run::ci(),
-        Some("bench") => run::bench(&args[1..]),
-        Some("lint") => lint::run(&args[1..]),
-        Some("detcheck") => detcheck::run(&args[1..]),
-        Some("help" | "--help" | "-h") => {
-            println!("{USAGE}");
-            Ok(())
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // A usage error: clap's one-line reason and its "For more
+            // information, try '--help'" hint, not the whole help.
+            let _ = e.print();
+            return ExitCode::from(2);
         }
-        Some(other) => Err(anyhow::anyhow!("unknown task `{other}`\n{USAGE}")),
-        None => {
-            let r: anyhow::Result<()> = Err(anyhow::anyhow!("no task given"));
-            eprintln!("{USAGE}");
-            r
+        Err(e) => {
+            // --help, --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
         }
+    };
+    let result = match &cli.task {
+        Task::Test => run::test(),
+        Task::Ci => run::ci(),
+        Task::Bench { args } => run::bench(args),
+        Task::Detcheck(args) => detcheck::run(args),
+        Task::Lint(args) => lint::run(args),
+        Task::Package { allow_dirty } => package::run_package(*allow_dirty),
+        Task::Portability => portability::run(),
+        Task::DesyncDiff { a, b } => desync_diff::run(a, b),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -74,5 +115,52 @@ fn finish(failed: &[String]) -> anyhow::Result<()> {
         Ok(())
     } else {
         bail!("{} step(s) failed: {}", failed.len(), failed.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod cli_tests {
+    use clap::CommandFactory;
+    use clap::error::ErrorKind;
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn help_on_a_task_prints_help_and_runs_nothing() {
+        for task in [
+            "test",
+            "ci",
+            "bench",
+            "detcheck",
+            "lint",
+            "package",
+            "portability",
+        ] {
+            let e = Cli::try_parse_from(["xtask", task, "--help"]).expect_err(task);
+            assert_eq!(e.kind(), ErrorKind::DisplayHelp, "{task}");
+        }
+    }
+
+    #[test]
+    fn options_parse_and_bench_passes_its_arguments_through() {
+        let cli = Cli::try_parse_from(["xtask", "detcheck", "--quick", "--builds=debug,release"])
+            .expect("detcheck options");
+        let Task::Detcheck(a) = cli.task else {
+            panic!("not detcheck");
+        };
+        let names: Vec<&str> = a.builds.unwrap().iter().map(|b| b.name).collect();
+        assert!(a.quick && names == ["debug", "release"]);
+        let cli = Cli::try_parse_from(["xtask", "bench", "--quick", "sprites"]).expect("bench");
+        let Task::Bench { args } = cli.task else {
+            panic!("not bench");
+        };
+        assert_eq!(args, ["--quick", "sprites"]);
+        let e = Cli::try_parse_from(["xtask", "detcheck", "--builds", "nope"]).expect_err("nope");
+        assert!(e.to_string().contains("accepted: debug"), "{e}");
     }
 }

@@ -14,14 +14,15 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
-fn cargo() -> Command {
+/// `cargo` (the one running xtask), in the workspace root.
+pub(crate) fn cargo() -> Command {
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(root());
     c
 }
 
 /// Runs one named step, timing it; returns whether it passed.
-fn step(name: &str, mut cmd: Command) -> anyhow::Result<bool> {
+pub(crate) fn step(name: &str, mut cmd: Command) -> anyhow::Result<bool> {
     println!("\n==> {name}");
     let start = Instant::now();
     let status = cmd.status().with_context(|| format!("starting `{name}`"))?;
@@ -67,6 +68,21 @@ fn test_targets(pred: impl Fn(&str, &str) -> bool) -> Vec<(String, String)> {
 /// runs (every one of them: the test below keeps the list complete).
 pub const ENGINE_EXAMPLES: [&str; 3] = ["pong", "record_replay", "headless_server"];
 
+/// The first line of a test file's `//!` doc comment (what it checks).
+fn test_summary(pkg: &str, test: &str) -> String {
+    let path = root()
+        .join("crates")
+        .join(pkg)
+        .join("tests")
+        .join(format!("{test}.rs"));
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("//! "))
+        .unwrap_or("")
+        .to_owned()
+}
+
 /// `cargo xtask test`: every test the project has.
 pub fn test() -> anyhow::Result<()> {
     let mut failed = Vec::new();
@@ -93,24 +109,53 @@ pub fn test() -> anyhow::Result<()> {
         }
     }
 
+    // The `trace` feature's spans: compiled, linted and checked (the
+    //    workspace suite builds without them).
+    let mut c = cargo();
+    c.args([
+        "clippy",
+        "-p",
+        "laige-engine",
+        "--features",
+        "trace",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    if !step("trace feature: clippy laige-engine --features trace", c)? {
+        failed.push("trace clippy".to_owned());
+    }
+    let mut c = cargo();
+    c.args([
+        "test",
+        "-p",
+        "laige-sim",
+        "--features",
+        "trace",
+        "--test",
+        "trace_spans",
+    ]);
+    if !step("trace feature: the spans a tick opens", c)? {
+        failed.push("trace spans".to_owned());
+    }
+
     // 2. Heavy tests (exhaustive math, 10M-frame stress): `#[ignore = "heavy..."]`,
     //    run in the optimized `test-opt` profile.
+    //    One step per test file, each saying what it checks (the first
+    //    line of its doc comment), so a long step is never a silent one.
     let heavy = test_targets(|_, text| text.contains("#[ignore = \"heavy"));
-    if !heavy.is_empty() {
+    for (k, (pkg, t)) in heavy.iter().enumerate() {
         let mut c = cargo();
-        c.args(["test", "--profile", "test-opt"]);
-        let mut pkgs: Vec<&String> = heavy.iter().map(|(p, _)| p).collect();
-        pkgs.dedup();
-        for p in pkgs {
-            c.args(["-p", p]);
-        }
-        for (_, t) in &heavy {
-            c.args(["--test", t]);
-        }
+        c.args(["test", "--profile", "test-opt", "-p", pkg, "--test", t]);
         c.args(["--", "--ignored"]);
-        let names: Vec<&str> = heavy.iter().map(|(_, t)| t.as_str()).collect();
-        if !step(&format!("heavy tests (test-opt): {}", names.join(" ")), c)? {
-            failed.push("heavy tests".to_owned());
+        let what = test_summary(pkg, t);
+        let name = format!(
+            "heavy {}/{} (test-opt): {pkg}/{t}: {what}",
+            k + 1,
+            heavy.len()
+        );
+        if !step(&name, c)? {
+            failed.push(format!("heavy {t}"));
         }
     }
 
@@ -139,7 +184,7 @@ pub fn test() -> anyhow::Result<()> {
 
     // 4. Repo-wide checks.
     println!("\n==> lint (crate edges, determinism)");
-    if let Err(e) = crate::lint::run(&[]) {
+    if let Err(e) = crate::lint::run(&crate::lint::Args::default()) {
         println!("<== lint: FAILED: {e:#}");
         failed.push("lint".to_owned());
     }
@@ -147,7 +192,7 @@ pub fn test() -> anyhow::Result<()> {
     // 5. detcheck: the full build matrix, both backends, known answers
     //    (CI runs the full matrix on every push).
     println!("\n==> detcheck (full matrix)");
-    if let Err(e) = crate::detcheck::run(&[]) {
+    if let Err(e) = crate::detcheck::run(&crate::detcheck::Args::default()) {
         println!("<== detcheck: FAILED: {e:#}");
         failed.push("detcheck".to_owned());
     }

@@ -27,6 +27,10 @@ pub struct Stats {
     pub max: f64,
     /// Arithmetic mean.
     pub mean: f64,
+    /// Every sample, sorted (for the report's distributions; not in the
+    /// JSON of a `Stats`).
+    #[serde(skip)]
+    pub samples: Vec<f64>,
 }
 
 impl Stats {
@@ -41,6 +45,7 @@ impl Stats {
                 p99: 0.0,
                 max: 0.0,
                 mean: 0.0,
+                samples: Vec::new(),
             };
         }
         samples.sort_by(f64::total_cmp);
@@ -56,6 +61,7 @@ impl Stats {
             p99: rank(0.99),
             max: samples[n - 1],
             mean: samples.iter().sum::<f64>() / n as f64,
+            samples: samples.to_vec(),
         }
     }
 
@@ -76,11 +82,26 @@ pub struct Metric {
     pub unit: String,
 }
 
+/// The samples behind a figure, kept for the report's pictures.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Distribution {
+    /// The samples' unit.
+    pub unit: String,
+    /// The samples, sorted; at most [`MAX_DISTRIBUTION_SAMPLES`] (evenly
+    /// spaced ranks of a longer set, its minimum and maximum kept).
+    pub samples: Vec<f64>,
+}
+
+/// The most samples a [`Distribution`] keeps: enough for a smooth curve,
+/// small enough for the JSON report.
+pub const MAX_DISTRIBUTION_SAMPLES: usize = 2000;
+
 /// The context every bench area writes into.
 pub struct Bench {
     quick: bool,
     filter: Vec<String>,
     metrics: BTreeMap<String, Metric>,
+    distributions: BTreeMap<String, Distribution>,
     current_area: String,
 }
 
@@ -93,6 +114,7 @@ impl Bench {
             quick,
             filter,
             metrics: BTreeMap::new(),
+            distributions: BTreeMap::new(),
             current_area: String::new(),
         }
     }
@@ -125,6 +147,26 @@ impl Bench {
             Metric {
                 value,
                 unit: unit.to_owned(),
+            },
+        );
+    }
+
+    /// Keeps the samples behind a figure under `name`, scaled by `scale`
+    /// into `unit` (e.g. ns samples as ms: `1e-6`), for the report's
+    /// distribution pictures.
+    pub fn record_distribution(&mut self, name: &str, samples: &[f64], scale: f64, unit: &str) {
+        let mut sorted: Vec<f64> = samples.iter().map(|v| v * scale).collect();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        if n > MAX_DISTRIBUTION_SAMPLES {
+            let last = MAX_DISTRIBUTION_SAMPLES - 1;
+            sorted = (0..=last).map(|i| sorted[i * (n - 1) / last]).collect();
+        }
+        self.distributions.insert(
+            name.to_owned(),
+            Distribution {
+                unit: unit.to_owned(),
+                samples: sorted,
             },
         );
     }
@@ -194,6 +236,7 @@ impl Bench {
             quick: self.quick,
             elapsed_s: elapsed.as_secs_f64(),
             metrics: self.metrics,
+            distributions: self.distributions,
         }
     }
 }
@@ -234,6 +277,10 @@ pub struct Report {
     pub elapsed_s: f64,
     /// Every figure, by name.
     pub metrics: BTreeMap<String, Metric>,
+    /// The samples behind some figures, by name (absent in reports written
+    /// before distributions were kept).
+    #[serde(default)]
+    pub distributions: BTreeMap<String, Distribution>,
 }
 
 /// One budget from `budgets.json`.
@@ -250,6 +297,11 @@ pub struct Budget {
     pub unit: String,
     /// Where the number comes from.
     pub why: String,
+    /// The figure of the reference implementation measured beside this
+    /// one (drawn as the anchor in the report's picture); a ratio budget
+    /// (unit `x`) is anchored at 1.0 without it.
+    #[serde(default)]
+    pub anchor: Option<String>,
 }
 
 /// `budgets.json`: metric name → budget.
@@ -341,6 +393,7 @@ mod tests {
             quick: false,
             elapsed_s: 0.0,
             metrics,
+            distributions: BTreeMap::new(),
         };
         let budgets: Budgets = serde_json::from_str(
             r#"{"budgets": {

@@ -2,7 +2,8 @@
 //! `cargo xtask bench` builds and runs the binary in release).
 //!
 //! An area is a module with `pub fn run(b: &mut Bench)`, registered in
-//! [`AREAS`] with one line.
+//! [`AREAS`] with one line; nothing else names the areas (the runner's
+//! progress lines, the report and its pictures read what they recorded).
 
 #![allow(clippy::print_stderr, reason = "progress lines go to stderr")]
 
@@ -10,7 +11,9 @@ pub mod diag;
 pub mod engine;
 pub mod harness;
 pub mod math;
+pub mod net;
 pub mod render_pipeline;
+pub mod report;
 pub mod sim;
 pub mod sprites;
 
@@ -24,6 +27,7 @@ pub const AREAS: &[(&str, AreaFn)] = &[
     ("diag", diag::run),
     ("engine", engine::run),
     ("math", math::run),
+    ("net", net::run),
     ("sim", sim::run),
     ("sprites", sprites::run),
     ("render_pipeline", render_pipeline::run),

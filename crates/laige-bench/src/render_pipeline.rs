@@ -269,8 +269,9 @@ impl Pacer for SpinSleepPacer {
     }
 }
 
-/// One run's figures per contender, and the frame clock's final margin (µs).
-type PacingRun = ([PacingFigures; 3], f64);
+/// One run's figures per contender, the frame clock's final margin (µs),
+/// and each contender's frame lateness (ns).
+type PacingRun = ([PacingFigures; 3], f64, [Vec<i64>; 3]);
 
 /// One contender's figures from one run (µs, and % of a core).
 #[derive(Clone, Copy, Default)]
@@ -288,13 +289,13 @@ fn pacing(b: &mut Bench, rate: u32, secs: f64, runs: usize) {
     let base = format!("render_pipeline.pacing_{rate}hz");
     let mut all: Vec<PacingRun> = Vec::with_capacity(runs);
     for i in 1..=runs {
-        let Some((figures, margin_us)) = measure_pacing(rate, secs) else {
+        let Some((figures, margin_us, lateness)) = measure_pacing(rate, secs) else {
             return;
         };
         if runs > 1 {
             record_pacing(b, &format!("{base}.run{i}"), &figures, margin_us);
         }
-        all.push((figures, margin_us));
+        all.push((figures, margin_us, lateness));
     }
     let median = |f: &dyn Fn(&PacingRun) -> f64| {
         let mut v: Vec<f64> = all.iter().map(f).collect();
@@ -312,6 +313,14 @@ fn pacing(b: &mut Bench, rate: u32, secs: f64, runs: usize) {
     }
     let margin_us = median(&|r| r.1);
     record_pacing(b, &base, &figures, margin_us);
+    // Every frame of every run, per contender, for the report's picture.
+    for (c, name) in CONTENDERS.iter().enumerate() {
+        let frames: Vec<f64> = all
+            .iter()
+            .flat_map(|r| r.2[c].iter().map(|&ns| ns as f64))
+            .collect();
+        b.record_distribution(&format!("{base}.{name}.lateness_us"), &frames, 1e-3, "us");
+    }
     // The difference is taken per run, then its median (not the
     // difference of the medians): both p99s of a run met the same load.
     b.record(
@@ -389,5 +398,6 @@ fn measure_pacing(rate: u32, secs: f64) -> Option<PacingRun> {
             },
         };
     }
-    Some((figures, clock.margin_ns() as f64 / 1000.0))
+    let lateness = results.map(|r| r.lateness_ns);
+    Some((figures, clock.margin_ns() as f64 / 1000.0, lateness))
 }

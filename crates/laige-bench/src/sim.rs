@@ -183,6 +183,14 @@ fn workload_side_by_side<S: SimScalar + StateHash>(
     b.record(&format!("{name}.hecs_ms"), h, "ms");
     b.record(&format!("{name}.vec_ms"), v, "ms");
     b.record(&format!("{name}.loop_p99_ms"), stats[0].p99 / 1e6, "ms");
+    if n == 10_000 {
+        b.record_distribution(
+            &format!("{name}.loop_tick_ms"),
+            &stats[0].samples,
+            1e-6,
+            "ms",
+        );
+    }
     b.ratio(&format!("{name}.loop_vs_hecs"), l, h);
     b.ratio(&format!("{name}.loop_vs_vec"), l, v);
     l

@@ -21,7 +21,14 @@
 use std::sync::Arc;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI64, Ordering};
+
+// In a browser (wasm32-unknown-unknown) `std::time::Instant::now` panics:
+// the steady clock reads `performance.now()` through web-time there, whose
+// `Instant` is std's own type on every other target.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 use std::time::Instant;
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+use web_time::Instant;
 
 /// A source of monotonic nanosecond readings.
 ///

@@ -36,3 +36,8 @@ pub use event_id::EventId;
 pub use math::{BinaryAngle, Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};
 pub use panic::panic_message;
 pub use rate_grid::{Alpha, NANOS_PER_SEC, RateGrid};
+
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -37,11 +37,14 @@ usage: laige-demo [OPTIONS]
   -h, --help             this text
 
 exit codes: 0 done, 1 setup failed (also: an unreadable, damaged or
-mismatched replay), 2 bad usage, 3 a system failed, 4 rendering failed,
+mismatched replay), 2 bad usage, 3 a system failed or the recording
+could not be written (a full disk: the file keeps its valid prefix),
+4 rendering failed (also: the X server was lost),
 5 the replay diverged or compared no state hash (the first differing
 tick is printed), 6 the replay file is torn (it ends early; its valid
 prefix was verified: \"torn after tick N; verified ticks 0..M\"),
-130 interrupted (Ctrl-C)";
+130 / 143 / 129 stopped by SIGINT (Ctrl-C) / SIGTERM / SIGHUP (a second
+one exits at once); a recording ends complete in each of these";
 
 /// The parsed command line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

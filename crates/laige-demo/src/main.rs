@@ -22,6 +22,15 @@ use laige_engine::{
 };
 
 fn main() -> ExitCode {
+    // First, before anything is created: from here on SIGINT, SIGTERM and
+    // SIGHUP end the run through the ordered shutdown (a signal that
+    // arrives while the run is still being set up ends it at its first
+    // frame), and none can leave a half-made file behind by killing the
+    // process outright.
+    if let Err(e) = laige_engine::interrupt::install_handler() {
+        eprintln!("laige-demo: {e}");
+        return ExitCode::from(EXIT_SETUP_FAILED);
+    }
     let args = match Args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(message) => {
@@ -95,9 +104,19 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
     }
     println!("{report}");
     if let Some(recorded) = &report.recording {
-        println!("laige-demo: {recorded}");
-        if recorded.error.is_some() {
-            return Ok(EXIT_SETUP_FAILED);
+        match &recorded.error {
+            None => println!("laige-demo: {recorded}"),
+            Some(e) => {
+                // The run already ended with this error (exit 3) when the
+                // write failed during it; one that failed writing the end
+                // record ends here.
+                eprintln!(
+                    "laige-demo: the recording {} is incomplete (it holds every record before \
+                     the failure; --replay verifies that prefix): {e}",
+                    recorded.path.display()
+                );
+                return Ok(report.exit_code().max(laige_engine::EXIT_SYSTEM_FAILED));
+            }
         }
     }
     Ok(report.exit_code())

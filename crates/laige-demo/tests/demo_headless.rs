@@ -103,7 +103,7 @@ fn ctrl_c_ends_the_run_in_order_with_code_130() {
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(130), "{rest:?}\n{stderr}");
     let report = rest.join("\n");
-    assert_eq!(field(&report, "exit:"), "interrupted (code 130)");
+    assert_eq!(field(&report, "exit:"), "interrupted by SIGINT (code 130)");
     // The same ordered shutdown as every other exit.
     let shutdown = stderr.find("event=shutdown").expect("engine/shutdown");
     let summary = stderr

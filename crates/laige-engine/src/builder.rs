@@ -114,7 +114,7 @@ impl<G: Game> EngineBuilder<G> {
     /// Declares `T` part of the hashed simulation state under the stable
     /// `name` (`World::register_hashed_as`).
     #[must_use]
-    pub fn component<T: Component + StateHash>(mut self, name: &'static str) -> Self {
+    pub fn component<T: Component + StateHash + Clone>(mut self, name: &'static str) -> Self {
         self.registrations
             .push(Box::new(move |w| w.register_hashed_as::<T>(name)));
         self

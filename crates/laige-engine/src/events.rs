@@ -25,7 +25,7 @@ pub const RENDER_FAILED: EventId = EventId::new("engine", "render_failed");
 /// `engine/setup_failed`: the game's setup or a builder registration
 /// failed (the error is returned; reported as a Warn).
 pub const SETUP_FAILED: EventId = EventId::new("engine", "setup_failed");
-/// `engine/signal_handler_failed`: the Ctrl-C handler could not be
+/// `engine/signal_handler_failed`: the stop-signal handler could not be
 /// installed (Failed; returned by `interrupt::install_handler`).
 pub const SIGNAL_HANDLER_FAILED: EventId = EventId::new("engine", "signal_handler_failed");
 /// `engine/actions_dropped` (Warn): a callback raised more than
@@ -45,3 +45,7 @@ pub const WINDOW_FAILED: EventId = EventId::new("engine", "window_failed");
 /// the panic message. The run ends like a failing system: exit code 3,
 /// through the ordered shutdown.
 pub const CALLBACK_PANICKED: EventId = EventId::new("engine", "callback_panicked");
+/// `engine/display_lost` (Failed): the windowed run's X server connection
+/// broke (the server ended or was killed); field `DISPLAY`. The run ends
+/// like a render failure: exit code 4, through the ordered shutdown.
+pub const DISPLAY_LOST: EventId = EventId::new("engine", "display_lost");

@@ -311,7 +311,7 @@ pub const MAX_ACTIONS_PER_CALLBACK: usize = 16;
 /// The game's handle on the engine during a callback: the loop's state,
 /// and requests the engine carries out when the callback returns — in
 /// this order: actions queued, pause/resume, single steps, interpolation,
-/// exit.
+/// a failure ([`Control::fail`]), exit.
 #[derive(Debug)]
 pub struct Control {
     pub(crate) state: LoopState,
@@ -324,6 +324,7 @@ pub struct Control {
     pub(crate) steps: u32,
     pub(crate) set_interpolation: Option<bool>,
     pub(crate) exit: bool,
+    pub(crate) failure: Option<Error>,
     pub(crate) actions: [Option<InputKind>; MAX_ACTIONS_PER_CALLBACK],
     pub(crate) n_actions: usize,
     pub(crate) dropped_actions: u32,
@@ -342,6 +343,7 @@ impl Control {
             steps: 0,
             set_interpolation: None,
             exit: false,
+            failure: None,
             actions: [None; MAX_ACTIONS_PER_CALLBACK],
             n_actions: 0,
             dropped_actions: 0,
@@ -428,6 +430,15 @@ impl Control {
     /// Requests the end of the run: the ordered shutdown, exit code 0.
     pub fn exit(&mut self) {
         self.exit = true;
+    }
+
+    /// Ends the run as a failure: the ordered shutdown with
+    /// [`ExitReason::SystemFailed`](crate::ExitReason) carrying `err`
+    /// (logged once as `engine/system_failed`), exit code 3 — for what the
+    /// game does beside its systems and cannot go on without (a recording
+    /// that cannot be written). The first failure of a run wins.
+    pub fn fail(&mut self, err: Error) {
+        self.failure.get_or_insert(err);
     }
 
     /// Whether an exit was requested.

@@ -125,6 +125,8 @@ impl RenderStages<Sprite> for EngineStages {
 pub(crate) struct Renderer {
     thread: RenderThread<Sprite>,
     presented: Arc<AtomicU64>,
+    /// The shutdown's bound on the last frame and the join together.
+    stop_timeout: std::time::Duration,
 }
 
 impl Renderer {
@@ -165,7 +167,11 @@ impl Renderer {
                 })
             },
         )?;
-        Ok(Self { thread, presented })
+        Ok(Self {
+            thread,
+            presented,
+            stop_timeout: options.render_stop_timeout,
+        })
     }
 
     /// A headless EGL context of `width × height`, handed to a new render
@@ -191,8 +197,11 @@ impl Presenter for Renderer {
         self.presented.load(Ordering::Relaxed)
     }
 
+    /// Bounded like the shutdown: a frame the render thread has not
+    /// finished within `stop_timeout` ends the run (its stage named).
     fn wait_idle(&mut self) -> Result<()> {
-        self.thread.wait_idle()
+        self.thread
+            .wait_idle_until(Some(std::time::Instant::now() + self.stop_timeout))
     }
 
     fn publish<F: FnOnce(&mut Vec<Sprite>)>(
@@ -208,9 +217,13 @@ impl Presenter for Renderer {
         self.thread.submit_frame(frame)
     }
 
+    /// The last frame, then the join, both within one `stop_timeout`: a
+    /// stage still running at the deadline is named
+    /// (`render_thread/stage_stuck`) and the thread is not joined.
     fn finish(&mut self) -> Result<()> {
-        let idle = self.thread.wait_idle();
-        let stopped = self.thread.shutdown();
+        let deadline = std::time::Instant::now() + self.stop_timeout;
+        let idle = self.thread.wait_idle_until(Some(deadline));
+        let stopped = self.thread.shutdown_until(Some(deadline));
         idle.and(stopped)
     }
 

@@ -14,7 +14,7 @@
 //! 2. **The lifecycle** Init → Running ⇄ Paused → Shutdown, driven by the
 //!    game ([`Control`]) and by window events (close, focus), and **one
 //!    ordered shutdown** for every way a run ends — the limit, the game's
-//!    exit, the window closing, Ctrl-C, a failing system — with an exit
+//!    exit, the window closing, a stop signal, a failing system — with an exit
 //!    code that says which ([`ExitReason`], [`RunReport`]).
 //! 3. **The configuration** ([`EngineConfig`], TOML) and the **builder**
 //!    ([`EngineBuilder`]): a [`Game`] registers its components and systems
@@ -61,6 +61,8 @@
 //!
 #![doc = include_str!("engine.md")]
 #![doc = include_str!("presentation.md")]
+#![doc = include_str!("trace.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The module graph runs one way (each module uses only those above it):
 // events, interrupt, config → options, report, resources → game → presenter →
@@ -92,12 +94,17 @@ pub mod prelude;
 pub mod record;
 #[cfg(feature = "window")]
 mod windowed;
+#[cfg(feature = "window")]
+mod x11_loss;
 
 pub use builder::{Engine, EngineBuilder};
 pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
 pub use config_toml::CONFIG_PARSE_FAILED;
 pub use game::{Control, EngineScalar, Game, GameWrapper, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
-pub use options::{EngineOptions, FrameCapture, HeadlessRender, Pacing, RunLimit};
+pub use options::{
+    DEFAULT_RENDER_STOP_TIMEOUT, EngineOptions, FrameCapture, HeadlessRender,
+    MAX_RENDER_STOP_TIMEOUT, Pacing, RunLimit,
+};
 pub use record::{Recorded, ReplayOutcome, ReplayReport};
 pub use report::{
     EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_REPLAY_DIVERGED, EXIT_REPLAY_TORN,
@@ -108,6 +115,8 @@ pub use resources::RNG_RESOURCE;
 // The parts, for game crates that depend on laige-engine alone.
 pub use hecs;
 pub use laige_core as core;
+#[cfg(feature = "net")]
+pub use laige_net as net;
 pub use laige_render as render;
 pub use laige_sim as sim;
 
@@ -119,5 +128,5 @@ pub use laige_sim::{Alpha, LoopState, SimRng, StateHash, SystemContext, World};
 
 /// The README's guide, compiled and run as a doctest (`cargo test --doc`).
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -73,6 +73,16 @@ pub struct FrameCapture {
     pub path: PathBuf,
 }
 
+/// The render thread's stop bound by default: 5 s. A healthy frame of the
+/// slowest supported setup (100k sprites on a software rasterizer) takes
+/// about 0.3 s, so 5 s is over ten of them, and still short enough for a
+/// person waiting on a hung exit.
+pub const DEFAULT_RENDER_STOP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The longest accepted render stop bound: a minute (past that, a stuck
+/// exit is indistinguishable from a hung one).
+pub const MAX_RENDER_STOP_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Engine options that are not part of the TOML config (they describe the
 /// run, not the game).
 #[derive(Clone, Debug)]
@@ -87,9 +97,14 @@ pub struct EngineOptions {
     /// is kept either way; set `false` for a game that installs its own
     /// later.
     pub install_log_subscriber: bool,
-    /// Install the Ctrl-C handler and end the run in order on SIGINT
-    /// (default true; see [`crate::interrupt`]).
+    /// Install the stop-signal handler and end the run in order on
+    /// SIGINT, SIGTERM and SIGHUP (default true; see [`crate::interrupt`]).
     pub handle_ctrl_c: bool,
+    /// How long the ordered shutdown waits for the render thread (its last
+    /// frame, then its join) before it names the stage that never returned
+    /// and ends the run with exit code 4 without joining it (default
+    /// [`DEFAULT_RENDER_STOP_TIMEOUT`]; 1 ms..=60 s).
+    pub render_stop_timeout: Duration,
     /// The profiler's rings (default: 8192 samples, ~2 min of ticks at
     /// 60 Hz — the run report's percentiles cover a whole short run — and
     /// 32 system slots).
@@ -134,6 +149,7 @@ impl Default for EngineOptions {
             headless_render: HeadlessRender::default(),
             install_log_subscriber: true,
             handle_ctrl_c: true,
+            render_stop_timeout: DEFAULT_RENDER_STOP_TIMEOUT,
             profiler: ProfilerConfig {
                 capacity: 8192,
                 ..ProfilerConfig::default()
@@ -177,6 +193,14 @@ impl EngineOptions {
                 "headless_render",
                 format!("{width}x{height}"),
                 "1..=16384 pixels per side",
+            );
+        }
+        if !(Duration::from_millis(1)..=MAX_RENDER_STOP_TIMEOUT).contains(&self.render_stop_timeout)
+        {
+            return bad(
+                "render_stop_timeout",
+                format!("{:?}", self.render_stop_timeout),
+                "1 ms..=60 s",
             );
         }
         if self.close_after_frames == Some(0) {

@@ -35,7 +35,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use laige_core::{Error, MathBackend, Result, diag};
+use laige_core::{Error, MathBackend, Result};
 use laige_sim::StateHasher;
 use laige_sim::World;
 use laige_sim::input::{
@@ -297,6 +297,11 @@ pub(crate) struct Recording<G> {
     buf: Vec<u8>,
     ticks: u64,
     error: Option<Error>,
+    /// A write failed and the run has not been told yet (at the next
+    /// frame, through `Control::fail`): what failed, without the path.
+    unreported: Option<String>,
+    /// Whether the state after setup (tick 0) is in the file.
+    hashed_setup: bool,
 }
 
 impl<G: Game> Recording<G> {
@@ -320,6 +325,8 @@ impl<G: Game> Recording<G> {
             buf: Vec::with_capacity(4096),
             ticks: 0,
             error: None,
+            unreported: None,
+            hashed_setup: false,
         })
     }
 
@@ -337,11 +344,49 @@ impl<G: Game> Recording<G> {
         }
     }
 
+    /// A write failed (a full disk, an I/O error): recording stops there
+    /// (the file holds every record before it, each flushed when written)
+    /// and the run is ended at its next frame with this error, which names
+    /// the file, the tick and the OS error (logged once, by the engine's
+    /// `engine/system_failed`). A failure writing the end record, after
+    /// the run, is logged here.
     #[cold]
     fn fail(&mut self, e: Error) {
-        diag::report(&e);
-        self.error.get_or_insert(e);
+        if self.error.is_none() {
+            // What failed (the tick, the record, the OS error), without
+            // the id and code the new error repeats.
+            let text = e.to_string();
+            let what = text
+                .strip_prefix(&format!("{}: {}: ", e.id(), e.code()))
+                .unwrap_or(&text)
+                .to_owned();
+            self.error = Some(self.naming_path(&e, &what));
+            self.unreported = Some(what);
+        }
         self.recorder = None;
+    }
+
+    /// The failure `what` of `e`, with the recording's path as its field.
+    fn naming_path(&self, e: &Error, what: &str) -> Error {
+        Error::new(e.code(), e.id())
+            .with_field("record")
+            .with_value(Error::quoted(&self.path.display().to_string()))
+            .with_detail(format!("recording stopped at {what}"))
+    }
+
+    /// Records the state hash of tick 0 once (the first frame's world, or
+    /// the final one of a run that ended before its first frame).
+    fn hash_setup(&mut self, world: &World) {
+        if self.hashed_setup || world.tick() != 0 {
+            return;
+        }
+        self.hashed_setup = true;
+        if let Some(r) = &mut self.recorder
+            && r.wants_hash(0)
+            && let Err(e) = r.record_hash(0, world.state_hash())
+        {
+            self.fail(e);
+        }
     }
 }
 
@@ -357,14 +402,20 @@ impl<G: Game> GameWrapper for Recording<G> {
     }
 
     fn on_frame<S: EngineScalar>(&mut self, world: &World, control: &mut Control) {
-        if let Some(r) = &mut self.recorder
-            && world.tick() == 0
-            && r.wants_hash(0)
-            && let Err(e) = r.record_hash(0, world.state_hash())
+        self.hash_setup(world);
+        if let Some(what) = self.unreported.take()
+            && let Some(e) = &self.error
         {
-            self.fail(e);
+            control.fail(self.naming_path(e, &what));
         }
         self.inner.on_frame::<S>(world, control);
+    }
+
+    fn finish<S: EngineScalar>(&mut self, world: &World, report: &RunReport) {
+        // A run a signal ended before its first frame: its world is still
+        // the state after setup, so the file holds a verifiable tick 0.
+        self.hash_setup(world);
+        self.inner.finish::<S>(world, report);
     }
 
     fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {

@@ -6,6 +6,8 @@ use std::fmt;
 use laige_core::{Error, MathBackend};
 use laige_sim::input::InputStats;
 
+use crate::interrupt::StopSignal;
+
 /// Exit code: the run ended normally (its limit, the game's exit, the
 /// window closed).
 pub const EXIT_OK: u8 = 0;
@@ -23,7 +25,8 @@ pub const EXIT_SYSTEM_FAILED: u8 = 3;
 pub const EXIT_RENDER_FAILED: u8 = 4;
 /// Exit code: interrupted (Ctrl-C / SIGINT); the run shut down in order.
 /// 130 = 128 + SIGINT, what a shell reports for a process killed by
-/// Ctrl-C, so scripts see the usual value.
+/// Ctrl-C, so scripts see the usual value. SIGTERM and SIGHUP end a run
+/// the same way with 143 and 129 ([`StopSignal::exit_code`]).
 pub const EXIT_INTERRUPTED: u8 = 130;
 /// Exit code of a replay that did not verify: a state hash differs from
 /// the recording, or the playback compared none (or not all) of them.
@@ -42,8 +45,9 @@ pub enum ExitReason {
     /// The window was closed (a close request from the window system or
     /// through the engine's close proxy).
     WindowClosed,
-    /// Ctrl-C (SIGINT), or [`crate::interrupt::request`].
-    Interrupted,
+    /// A stop signal (SIGINT, SIGTERM, SIGHUP), or
+    /// [`crate::interrupt::request`] (as SIGINT).
+    Interrupted(StopSignal),
     /// A system returned this error (or panicked: `system/system_panicked`).
     SystemFailed(Error),
     /// The render thread failed with this error.
@@ -53,14 +57,16 @@ pub enum ExitReason {
 impl ExitReason {
     /// The process exit code (documented in the laige-engine crate docs): 0 for
     /// the normal ends, [`EXIT_SYSTEM_FAILED`] (3),
-    /// [`EXIT_RENDER_FAILED`] (4), [`EXIT_INTERRUPTED`] (130).
+    /// [`EXIT_RENDER_FAILED`] (4), 128 + the signal's number for a stop
+    /// signal ([`EXIT_INTERRUPTED`] = 130 for SIGINT, 143 SIGTERM, 129
+    /// SIGHUP).
     #[must_use]
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::Completed | Self::GameExit | Self::WindowClosed => EXIT_OK,
             Self::SystemFailed(_) => EXIT_SYSTEM_FAILED,
             Self::RenderFailed(_) => EXIT_RENDER_FAILED,
-            Self::Interrupted => EXIT_INTERRUPTED,
+            Self::Interrupted(signal) => signal.exit_code(),
         }
     }
 
@@ -72,7 +78,7 @@ impl ExitReason {
             Self::Completed => "completed",
             Self::GameExit => "game_exit",
             Self::WindowClosed => "window_closed",
-            Self::Interrupted => "interrupted",
+            Self::Interrupted(_) => "interrupted",
             Self::SystemFailed(_) => "system_failed",
             Self::RenderFailed(_) => "render_failed",
         }
@@ -91,6 +97,9 @@ impl ExitReason {
 impl fmt::Display for ExitReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())?;
+        if let Self::Interrupted(signal) = self {
+            write!(f, " by {signal}")?;
+        }
         if let Some(e) = self.error() {
             write!(f, " ({e})")?;
         }
@@ -273,7 +282,9 @@ mod tests {
             (ExitReason::WindowClosed, 0),
             (ExitReason::SystemFailed(err()), 3),
             (ExitReason::RenderFailed(err()), 4),
-            (ExitReason::Interrupted, 130),
+            (ExitReason::Interrupted(StopSignal::Interrupt), 130),
+            (ExitReason::Interrupted(StopSignal::Terminate), 143),
+            (ExitReason::Interrupted(StopSignal::Hangup), 129),
         ] {
             assert_eq!(reason.exit_code(), code, "{reason}");
         }

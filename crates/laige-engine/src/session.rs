@@ -138,11 +138,10 @@ impl<C: MonotonicClock> Session<C> {
         clock: C,
     ) -> Result<Self> {
         if options.handle_ctrl_c {
-            // An interrupt that ended an earlier run must not end this one;
-            // from here on every interrupt counts, including one that
-            // arrives while the GL context and the render thread are made
-            // (the flag is never cleared again before the run ends).
-            crate::interrupt::clear();
+            // A signal that arrived before this point (the flag is taken
+            // down only by the shutdown of a run it ended) counts: it ends
+            // this run at its first frame, as does one that arrives while
+            // the GL context and the render thread are made.
             crate::interrupt::install_handler()?;
         }
         let schedule = world.schedule_systems();
@@ -190,10 +189,13 @@ impl<C: MonotonicClock> Session<C> {
         Ok(())
     }
 
-    /// Whether the run should end: an exit was decided, or Ctrl-C.
+    /// Whether the run should end: an exit was decided, or a stop signal.
     pub(crate) fn should_stop(&mut self) -> bool {
-        if self.exit.is_none() && self.handle_ctrl_c && crate::interrupt::is_requested() {
-            self.exit = Some(ExitReason::Interrupted);
+        if self.exit.is_none()
+            && self.handle_ctrl_c
+            && let Some(signal) = crate::interrupt::requested()
+        {
+            self.exit = Some(ExitReason::Interrupted(signal));
         }
         self.exit.is_some()
     }
@@ -243,6 +245,9 @@ impl<C: MonotonicClock> Session<C> {
         reading_ns: i64,
     ) -> bool {
         let k = self.frames + 1;
+        // A span per frame (feature `trace`): callbacks, ticks, publish.
+        #[cfg(feature = "trace")]
+        let _span = tracing::info_span!("frame", frame = k).entered();
         self.refresh_control(presenter.presented());
         self.control.frame = k;
         let world = self.game_loop.world();
@@ -383,7 +388,7 @@ impl<C: MonotonicClock> Session<C> {
     }
 
     /// Carries out the control requests, in the documented order: actions,
-    /// pause/resume, steps, interpolation, exit.
+    /// pause/resume, steps, interpolation, a failure, exit.
     fn apply<G: Game, S: EngineScalar>(&mut self, game: &mut G, reading_ns: i64) {
         let n = self.control.n_actions;
         for slot in 0..n {
@@ -423,6 +428,9 @@ impl<C: MonotonicClock> Session<C> {
         }
         if let Some(on) = self.control.set_interpolation {
             self.interpolation = on;
+        }
+        if let Some(err) = self.control.failure.take() {
+            self.fail_tick(err);
         }
         if self.control.exit && self.exit.is_none() {
             self.exit = Some(ExitReason::GameExit);
@@ -503,6 +511,10 @@ impl<C: MonotonicClock> Session<C> {
             exit_code = reason.exit_code(),
             state_hash = %format_args!("{state_hash:016x}")
         );
+        if self.handle_ctrl_c && matches!(reason, ExitReason::Interrupted(_)) {
+            // The signal is spent: the next run in this process starts clean.
+            crate::interrupt::clear();
+        }
         let mut report = RunReport {
             backend: self.backend,
             ticks: world.tick(),
@@ -677,19 +689,33 @@ mod tests {
     /// The only test in this binary that raises the process-wide interrupt
     /// flag (every other session here has `handle_ctrl_c: false`).
     #[test]
-    fn an_interrupt_between_handler_and_start_ends_the_run() {
+    fn an_interrupt_before_the_start_ends_the_run_and_its_shutdown_clears_it() {
         let (mut s, _clock) = unstarted(true);
         // Ctrl-C after the handler exists, before the run starts (while a
         // real run makes its GL context and render thread).
         crate::interrupt::request();
         s.start(plan(RunLimit::Unlimited)).unwrap();
         assert_eq!(s.next_frame(0), None);
-        assert!(matches!(s.exit, Some(ExitReason::Interrupted)));
-        // The next session starts clean.
+        assert!(matches!(
+            s.exit,
+            Some(ExitReason::Interrupted(
+                crate::interrupt::StopSignal::Interrupt
+            ))
+        ));
+        // A signal before the session exists is kept, too.
         let (mut t, _clock) = unstarted(true);
         t.start(plan(RunLimit::Unlimited)).unwrap();
-        assert_eq!(t.next_frame(0), Some(1));
-        crate::interrupt::clear();
+        assert_eq!(t.next_frame(0), None);
+        drop(t);
+        // The shutdown of the run it ended takes the flag down: the next
+        // session starts clean.
+        let report =
+            s.shutdown::<_, Fpx16_16, _>(&mut NoGame, &mut NoPresenter, ExitReason::Completed);
+        assert_eq!(report.exit_code(), crate::EXIT_INTERRUPTED);
+        assert!(!crate::interrupt::is_requested());
+        let (mut u, _clock) = unstarted(true);
+        u.start(plan(RunLimit::Unlimited)).unwrap();
+        assert_eq!(u.next_frame(0), Some(1));
     }
 
     #[test]
@@ -870,6 +896,38 @@ mod tests {
             assert_eq!(err.field(), Some(callback));
             assert!(err.detail().unwrap().contains("game bug in"), "{err}");
         }
+    }
+
+    #[test]
+    fn a_game_that_fails_ends_the_run_with_its_error() {
+        struct Fails;
+        impl Game for Fails {
+            fn setup<S: EngineScalar>(&mut self, _: &mut Setup<'_>) -> Result<()> {
+                Ok(())
+            }
+            fn on_frame<S: EngineScalar>(&mut self, _: &World, control: &mut Control) {
+                if control.frame() == 2 {
+                    let id = laige_core::EventId::new("test", "disk_full");
+                    control.fail(Error::new(ErrorCode::Io, id));
+                    control.fail(Error::new(ErrorCode::Failed, events::RENDER_FAILED));
+                }
+            }
+        }
+        let (mut s, _clock) = session();
+        let mut presenter = Record::default();
+        assert_eq!(s.next_frame(0), Some(1));
+        assert!(s.frame::<_, Fpx16_16, _>(&mut Fails, &mut presenter, 0));
+        assert_eq!(s.next_frame(0), Some(2));
+        assert!(!s.frame::<_, Fpx16_16, _>(&mut Fails, &mut presenter, 0));
+        let report =
+            s.shutdown::<_, Fpx16_16, _>(&mut Fails, &mut presenter, ExitReason::Completed);
+        assert_eq!(report.exit_code(), crate::EXIT_SYSTEM_FAILED);
+        // The first failure wins; the frame it ended ran no tick.
+        assert_eq!(
+            report.exit.error().map(|e| e.id().event()),
+            Some("disk_full")
+        );
+        assert_eq!(report.frames, 1);
     }
 
     #[test]

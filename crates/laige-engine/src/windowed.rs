@@ -30,7 +30,9 @@ use std::sync::Arc;
 use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::math::BackendVisitor;
 use laige_core::{Error, ErrorCode, Result};
-use laige_render::gl::{CurrentGlContext, SurfaceSize, ViewRect, WindowedConfig};
+use laige_render::gl::{
+    CurrentGlContext, SurfaceSize, ViewPolicy, ViewRect, WindowedConfig, view_viewport,
+};
 use laige_render::{FrameClock, FrameClockConfig};
 use laige_sim::input::{
     ButtonState, CoordSpace, InputKind, InputPoint, KeyCode, MouseButton as Button,
@@ -209,6 +211,12 @@ impl<G: Game, S: EngineScalar> App<G, S> {
                 prefer_egl: false,
             },
         )?;
+        // A lost X server ends this run in order (instead of Xlib's exit).
+        if let Ok(handle) = winit::raw_window_handle::HasDisplayHandle::display_handle(event_loop)
+            && let winit::raw_window_handle::RawDisplayHandle::Xlib(xlib) = handle.as_raw()
+        {
+            crate::x11_loss::install(xlib.display.map_or(std::ptr::null_mut(), |d| d.as_ptr()));
+        }
         let rate = frame_rate(&self.config, ctx.refresh_rate_hz());
         let window = ctx.window().cloned().ok_or_else(|| {
             Error::new(ErrorCode::Failed, events::WINDOW_FAILED)
@@ -251,8 +259,14 @@ impl<G: Game, S: EngineScalar> App<G, S> {
     }
 
     /// Ends the run if the session decided to (exit request, failure,
-    /// Ctrl-C).
+    /// a stop signal), or the X server is gone.
     fn end_if_decided(&mut self, event_loop: &ActiveEventLoop) {
+        if self.live.is_some() && crate::x11_loss::display_lost() {
+            let err = crate::x11_loss::lost_error();
+            laige_core::event!(Error, events::DISPLAY_LOST, error = %err);
+            self.end(event_loop, ExitReason::RenderFailed(err));
+            return;
+        }
         let stop = self.live.as_mut().is_some_and(|l| l.session.should_stop());
         if stop {
             // The session's own reason wins over this placeholder.
@@ -264,6 +278,7 @@ impl<G: Game, S: EngineScalar> App<G, S> {
         to_point(
             self.options.pointer_space,
             &self.view,
+            self.options.view_policy,
             window.inner_size(),
             pos,
         )
@@ -434,10 +449,14 @@ fn mouse_button(button: MouseButton) -> Button {
 }
 
 /// A platform position as Q24.8: window pixels (y down) or the view's
-/// world units (y up), rounded to the nearest 1/256.
+/// world units (y up), rounded to the nearest 1/256. World units map
+/// through the rectangle the view is drawn into under `policy` (the
+/// renderer's [`view_viewport`]), so with a letterbox a click lands on the
+/// world point drawn under it; a click on a bar maps beyond the view's edge.
 fn to_point(
     space: CoordSpace,
     view: &ViewRect,
+    policy: ViewPolicy,
     size: PhysicalSize<u32>,
     pos: PhysicalPosition<f64>,
 ) -> InputPoint {
@@ -448,13 +467,20 @@ fn to_point(
             y: q(pos.y),
         },
         CoordSpace::World => {
-            let (w, h) = (f64::from(size.width.max(1)), f64::from(size.height.max(1)));
+            // The rectangle the renderer draws the view into (the same
+            // rule: letterboxed or stretched, whole pixels, from the
+            // bottom-left), turned into window pixels from the top-left.
+            let (vx, vy, vw, vh) =
+                view_viewport(*view, (size.width.max(1), size.height.max(1)), policy);
+            let left = f64::from(vx);
+            let top = f64::from(size.height.max(1)) - f64::from(vy) - f64::from(vh);
+            let (w, h) = (f64::from(vw.max(1)), f64::from(vh.max(1)));
             let (min, max) = (view.min(), view.max());
             let (min_x, min_y) = (f64::from(min[0]), f64::from(min[1]));
             let (max_x, max_y) = (f64::from(max[0]), f64::from(max[1]));
             InputPoint {
-                x: q(min_x + pos.x / w * (max_x - min_x)),
-                y: q(max_y - pos.y / h * (max_y - min_y)),
+                x: q(min_x + (pos.x - left) / w * (max_x - min_x)),
+                y: q(max_y - (pos.y - top) / h * (max_y - min_y)),
             }
         }
     }
@@ -560,7 +586,15 @@ mod tests {
     fn pointer_maps_window_pixels_to_the_view() {
         let view = ViewRect::new(-100.0, -50.0, 100.0, 50.0).unwrap();
         let size = PhysicalSize::new(200, 100);
-        let at = |x, y| to_point(CoordSpace::World, &view, size, PhysicalPosition::new(x, y));
+        let at = |x, y| {
+            to_point(
+                CoordSpace::World,
+                &view,
+                ViewPolicy::Stretch,
+                size,
+                PhysicalPosition::new(x, y),
+            )
+        };
         assert_eq!(at(100.0, 50.0), InputPoint { x: 0, y: 0 }); // centre
         assert_eq!(at(0.0, 0.0), InputPoint::from_units(-100, 50)); // top-left
         assert_eq!(at(200.0, 100.0), InputPoint::from_units(100, -50));
@@ -568,10 +602,64 @@ mod tests {
         let win = to_point(
             CoordSpace::Window,
             &view,
+            LETTERBOX,
             size,
             PhysicalPosition::new(3.25, 7.0),
         );
         assert_eq!(win, InputPoint { x: 832, y: 1792 });
+    }
+
+    const LETTERBOX: ViewPolicy = ViewPolicy::Letterbox {
+        bar_color: [0.0, 0.0, 0.0, 1.0],
+    };
+
+    #[test]
+    fn pointer_maps_through_the_letterbox() {
+        // A 2:1 view in a 400×400 window: the renderer draws it into the
+        // 400×200 band at y 100..300 (window pixels from the top).
+        let view = ViewRect::new(-100.0, -50.0, 100.0, 50.0).unwrap();
+        let size = PhysicalSize::new(400, 400);
+        assert_eq!(
+            view_viewport(view, (400, 400), LETTERBOX),
+            (0, 100, 400, 200)
+        );
+        let at = |x, y| {
+            to_point(
+                CoordSpace::World,
+                &view,
+                LETTERBOX,
+                size,
+                PhysicalPosition::new(x, y),
+            )
+        };
+        assert_eq!(at(200.0, 200.0), InputPoint { x: 0, y: 0 }); // centre
+        assert_eq!(at(0.0, 100.0), InputPoint::from_units(-100, 50)); // band's top-left
+        assert_eq!(at(400.0, 300.0), InputPoint::from_units(100, -50)); // bottom-right
+        // In the bar above the picture: beyond the view's top edge.
+        assert_eq!(at(200.0, 50.0), InputPoint::from_units(0, 75));
+        // Bars left and right: a 1:2 view in the same window is drawn at
+        // x 100..300, so the window's x 100 is the view's left edge.
+        let tall = ViewRect::new(0.0, 0.0, 10.0, 20.0).unwrap();
+        let at = |x, y| {
+            to_point(
+                CoordSpace::World,
+                &tall,
+                LETTERBOX,
+                size,
+                PhysicalPosition::new(x, y),
+            )
+        };
+        assert_eq!(at(100.0, 400.0), InputPoint::from_units(0, 0));
+        assert_eq!(at(300.0, 0.0), InputPoint::from_units(10, 20));
+        // Stretch keeps mapping the whole window onto the view.
+        let stretched = to_point(
+            CoordSpace::World,
+            &view,
+            ViewPolicy::Stretch,
+            size,
+            PhysicalPosition::new(0.0, 100.0),
+        );
+        assert_eq!(stretched, InputPoint::from_units(-100, 25));
     }
 
     #[test]

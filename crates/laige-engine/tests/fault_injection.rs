@@ -4,10 +4,12 @@
 //!
 //! One module per area; each test names the fault it injects and asserts
 //! the outcome a user sees (the error's id, field, value and range, the
-//! exit path, the exact counts). Process-level faults (signals, a lost X
-//! server, panicking callbacks) get modules of their own beside these:
-//! a file in `tests/fault_injection/` and one `#[path]` line here. The
-//! heavy runs stay in this file, where `cargo xtask test` finds them.
+//! exit path, the exact counts). Process-level faults of the engine itself
+//! (a shutdown that hangs) run this binary again as a child
+//! (`shutdown.rs`); those that need the demo's command line (signals at
+//! random instants, a lost X server, a full disk under `--record`) are
+//! `crates/laige-demo/tests/fault_injection.rs`. Each area is a file in
+//! `tests/fault_injection/` and one `#[path]` line here.
 
 #[path = "fault_injection/config.rs"]
 mod config;
@@ -15,6 +17,8 @@ mod config;
 mod overload;
 #[path = "fault_injection/replay.rs"]
 mod replay;
+#[path = "fault_injection/shutdown.rs"]
+mod shutdown;
 
 /// A scratch directory for one test, removed when dropped.
 pub struct Scratch(pub std::path::PathBuf);

@@ -19,6 +19,10 @@ pub const STAGE_PANICKED: EventId = EventId::new("render_thread", "stage_panicke
 /// Error: a stage or hook returned an error; the render thread stopped
 /// rendering. Fields `stage`, `error`.
 pub const STAGE_FAILED: EventId = EventId::new("render_thread", "stage_failed");
+/// `render_thread/stage_stuck` (Error): a stage had not returned when the
+/// owner's deadline (the bounded shutdown) passed; fields `stage`,
+/// `during`. The thread is left running and reported, not joined.
+pub const STAGE_STUCK: EventId = EventId::new("render_thread", "stage_stuck");
 /// The id of the `InvalidArgument` a stopped render thread returns (never
 /// logged: asking a stopped thread is a precondition query).
 pub const NOT_RUNNING: EventId = EventId::new("render_thread", "not_running");

@@ -56,9 +56,14 @@ mod sync;
 
 pub use events::{
     FRAME_DROPPED, FRAME_RATE_INVALID, NOT_RUNNING, SPAWN_FAILED, STAGE_FAILED, STAGE_PANICKED,
-    THREAD_STARTED, THREAD_STOPPED,
+    STAGE_STUCK, THREAD_STARTED, THREAD_STOPPED,
 };
 pub use frame::{FrameDescriptor, FrameStats};
 pub use frame_clock::{FrameClock, FrameClockConfig};
 pub use payload::PayloadWriter;
 pub use render_thread::{RenderStages, RenderThread, RenderThreadConfig};
+
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

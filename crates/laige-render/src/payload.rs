@@ -31,12 +31,12 @@
 //! carried ([`HandoffConfig::payload_capacity`](crate::handoff::HandoffConfig)
 //! preallocates them so that even the first frames do not allocate).
 //!
-//! Why the buffer index rides in the state word and not in the descriptor's
-//! payload word: the consumer must take ownership of the pending buffer *in
-//! the same atomic operation* that decides "claimed, not dropped" — a
-//! separate word would let the producer recycle a buffer the consumer had
-//! just read the index of. The descriptor's [`payload`](crate::FrameDescriptor::payload)
-//! word stays the producer's opaque word.
+//! Why the buffer index rides in the state word and not in the
+//! [`FrameDescriptor`](crate::FrameDescriptor): the consumer must take
+//! ownership of the pending buffer *in the same atomic operation* that
+//! decides "claimed, not dropped" — a separate word would let the producer
+//! recycle a buffer the consumer had just read the index of. The
+//! descriptor carries only the frame's facts (index, tick, time, alpha).
 
 #![allow(
     unsafe_code,

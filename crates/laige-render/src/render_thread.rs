@@ -28,7 +28,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
@@ -113,11 +113,28 @@ struct Failure {
     message: String,
 }
 
+/// The stages the render thread runs, by the index [`Control::stage`]
+/// holds (0: between stages).
+const STAGE_NAMES: [&str; 7] = [
+    "idle",
+    "make_stages",
+    "on_start",
+    "batch",
+    "submit",
+    "on_stop",
+    "drop",
+];
+
 #[derive(Default)]
 struct Control {
     stop: AtomicBool,
     failed: AtomicBool,
     failure: Mutex<Option<Failure>>,
+    /// The stage the render thread is in (an index into [`STAGE_NAMES`]),
+    /// for naming a stage that never returns. Relaxed: diagnostic only.
+    stage: AtomicU8,
+    /// A stuck stage was reported (it is logged once).
+    stuck_reported: AtomicBool,
 }
 
 impl Control {
@@ -130,6 +147,14 @@ impl Control {
         drop(slot);
         // Release: the record above is visible to an owner that acquires the flag.
         self.failed.store(true, Ordering::Release);
+    }
+
+    /// The name of the stage the render thread is in.
+    fn stage_name(&self) -> &'static str {
+        STAGE_NAMES
+            .get(usize::from(self.stage.load(Ordering::Relaxed)))
+            .copied()
+            .unwrap_or("idle")
     }
 
     fn is_failed(&self) -> bool {
@@ -262,6 +287,17 @@ impl<T: Send + Sync + 'static> RenderThread<T> {
     /// # Errors
     /// The render thread failed (before or while waiting) → `Failed`.
     pub fn wait_idle(&self) -> Result<()> {
+        self.wait_idle_until(None)
+    }
+
+    /// [`wait_idle`](Self::wait_idle), but gives up at `deadline`: a stage
+    /// that has not returned by then is reported (the error names it).
+    ///
+    /// # Errors
+    /// The render thread failed → `Failed`; the deadline passed with a
+    /// frame still in a stage → `Failed`, `render_thread/stage_stuck`,
+    /// field = the stage (`batch`, `submit`, ...).
+    pub fn wait_idle_until(&self, deadline: Option<Instant>) -> Result<()> {
         let Some(handle) = &self.handle else {
             return Ok(());
         };
@@ -285,6 +321,9 @@ impl<T: Send + Sync + 'static> RenderThread<T> {
                 }
                 continue;
             }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(self.stuck("waiting for the last frame"));
+            }
             round += 1;
             if round < 64 {
                 std::hint::spin_loop();
@@ -306,6 +345,19 @@ impl<T: Send + Sync + 'static> RenderThread<T> {
     /// The render thread had failed → `Failed` with the stage and message
     /// (the thread is stopped all the same).
     pub fn shutdown(&mut self) -> Result<()> {
+        self.shutdown_until(None)
+    }
+
+    /// [`shutdown`](Self::shutdown), but the join gives up at `deadline`:
+    /// a render thread still inside a stage then is **left running,
+    /// reported** (one `render_thread/stage_stuck` Error event naming the
+    /// stage) and no longer owned (it ends with the process); the thread
+    /// counts as stopped.
+    ///
+    /// # Errors
+    /// As [`shutdown`](Self::shutdown); a join that timed out →
+    /// `Failed`, `render_thread/stage_stuck`, field = the stage.
+    pub fn shutdown_until(&mut self, deadline: Option<Instant>) -> Result<()> {
         let Some(handle) = self.handle.take() else {
             return Ok(());
         };
@@ -313,6 +365,19 @@ impl<T: Send + Sync + 'static> RenderThread<T> {
         // the join carry the edges. Kept Release for clarity of intent.
         self.control.stop.store(true, Ordering::Release);
         handle.thread().unpark();
+        if let Some(deadline) = deadline {
+            while !handle.is_finished() {
+                if Instant::now() >= deadline {
+                    let err = self.stuck("joining the render thread");
+                    // Dropping the handle detaches the thread: it is stuck in
+                    // a stage and cannot be stopped from outside; the error
+                    // above names it.
+                    drop(handle);
+                    return Err(err);
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
         if handle.join().is_err() && !self.control.is_failed() {
             self.control.fail(Failure {
                 id: events::STAGE_PANICKED,
@@ -334,6 +399,21 @@ impl<T: Send + Sync + 'static> RenderThread<T> {
         } else {
             Ok(())
         }
+    }
+
+    /// The error (logged once here) for a render thread still inside a
+    /// stage when a deadline passed, `while` doing what.
+    fn stuck(&self, during: &'static str) -> Error {
+        let stage = self.control.stage_name();
+        // Relaxed: a log-once latch on the owner's thread.
+        if !self.control.stuck_reported.swap(true, Ordering::Relaxed) {
+            emit!(Error, events::STAGE_STUCK, stage = stage, during = during);
+        }
+        Error::new(ErrorCode::Failed, events::STAGE_STUCK)
+            .with_field(stage)
+            .with_detail(format!(
+                "the render thread did not return from its {stage} stage in time ({during})"
+            ))
     }
 
     /// An exact snapshot of the frame accounting (`submitted = rendered +
@@ -382,8 +462,19 @@ fn not_running() -> Error {
 
 /// Runs `f` (a stage or hook), turning a panic or an error into a
 /// [`Failure`] that is logged once as an Error event.
-fn guarded<R>(stage: &'static str, f: impl FnOnce() -> Result<R>) -> Result<R, Failure> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+fn guarded<R>(
+    control: &Control,
+    stage: &'static str,
+    f: impl FnOnce() -> Result<R>,
+) -> Result<R, Failure> {
+    let index = STAGE_NAMES.iter().position(|&n| n == stage).unwrap_or(0);
+    // Relaxed: diagnostic (the owner names a stage that never returns).
+    control
+        .stage
+        .store(u8::try_from(index).unwrap_or(0), Ordering::Relaxed);
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    control.stage.store(0, Ordering::Relaxed);
+    match outcome {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(err)) => {
             let message = err.to_string();
@@ -412,11 +503,11 @@ where
     S: RenderStages<T>,
     F: FnOnce() -> Result<S>,
 {
-    let mut stages = match guarded("make_stages", make_stages) {
+    let mut stages = match guarded(control, "make_stages", make_stages) {
         Ok(stages) => stages,
         Err(failure) => return control.fail(failure),
     };
-    if let Err(failure) = guarded("on_start", || stages.on_start()) {
+    if let Err(failure) = guarded(control, "on_start", || stages.on_start()) {
         control.fail(failure);
         drop_stages(stages, control);
         return;
@@ -428,8 +519,26 @@ where
         }
         if let Some(frame) = consumer.try_claim() {
             let desc = *frame.descriptor();
-            let result = guarded("batch", || stages.batch(&desc, frame.payload()))
-                .and_then(|()| guarded("submit", || stages.submit(&desc, frame.payload())));
+            // A span per render stage (feature `trace`).
+            let result = guarded(control, "batch", || {
+                #[cfg(feature = "trace")]
+                let _span =
+                    tracing::info_span!("render_stage", stage = "batch", frame = desc.frame_index)
+                        .entered();
+                stages.batch(&desc, frame.payload())
+            })
+            .and_then(|()| {
+                guarded(control, "submit", || {
+                    #[cfg(feature = "trace")]
+                    let _span = tracing::info_span!(
+                        "render_stage",
+                        stage = "submit",
+                        frame = desc.frame_index
+                    )
+                    .entered();
+                    stages.submit(&desc, frame.payload())
+                })
+            });
             match result {
                 Ok(()) => drop(frame), // finished: counted as rendered
                 Err(failure) => {
@@ -454,7 +563,7 @@ where
             std::thread::park();
         }
     }
-    if let Err(failure) = guarded("on_stop", || stages.on_stop()) {
+    if let Err(failure) = guarded(control, "on_stop", || stages.on_stop()) {
         control.fail(failure);
     }
     drop_stages(stages, control);
@@ -462,7 +571,7 @@ where
 
 /// Drops the stages on the render thread, catching a panicking `Drop`.
 fn drop_stages<S>(stages: S, control: &Control) {
-    if let Err(failure) = guarded("drop", move || {
+    if let Err(failure) = guarded(control, "drop", move || {
         drop(stages);
         Ok(())
     }) {

@@ -1,7 +1,8 @@
 //! What a small game presents, against real pixels on a headless EGL
 //! context (Mesa's llvmpipe on CI): PNG textures through the texture queue
 //! (texels, atlas regions, nearest and linear filtering, premultiplied
-//! blending), the embedded font's glyphs, a circle's edge, layers and
+//! blending), the embedded font's glyphs, a glyph of a loaded TrueType font
+//! (DejaVu Sans through ab_glyph), a circle's edge, layers and
 //! screen space (a HUD over the world, the scale factor), and the
 //! letterbox bars after the target is resized. Skipped (one printed line)
 //! without EGL unless `LAIGE_REQUIRE_GL=1`.
@@ -363,5 +364,90 @@ fn hud_text_draws_over_a_letterboxed_world() {
         assert_eq!(px(&rgba, x, H - 1), want, "the 'O' top row at x = {x}");
     }
     assert_eq!(px(&rgba, 30, 20), [255; 4], "the world under no text");
+    renderer.destroy(&ctx);
+}
+
+/// A freely licensed TrueType font every CI machine has: DejaVu Sans from
+/// Debian's `fonts-dejavu-core` (installed by `.ci/run`; the Bitstream Vera
+/// licence and its DejaVu changes are public domain — anyone may use and
+/// redistribute it).
+const DEJAVU_SANS: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+
+#[test]
+fn a_ttf_glyph_lands_with_its_rasterized_coverage() {
+    let Some(ctx) = headless_or_skip("ttf_glyph", &config()) else {
+        return;
+    };
+    if !std::path::Path::new(DEJAVU_SANS).exists() {
+        assert!(
+            !gl_required(),
+            "{DEJAVU_SANS} is missing: install Debian's fonts-dejavu-core"
+        );
+        visible_line(&format!(
+            "SKIPPED: ttf_glyph: {DEJAVU_SANS} is missing (Debian's fonts-dejavu-core)"
+        ));
+        return;
+    }
+    let size = 24.0;
+    let queue = TextureQueue::default();
+    let font = Font::from_ttf_file(&queue, DEJAVU_SANS, size).unwrap();
+    let mut renderer = SpriteRenderer::new(&ctx).unwrap();
+    renderer.attach_texture_queue(queue);
+    // At its own size and a whole-pixel anchor, each atlas texel covers one
+    // pixel, so linear filtering samples texel centres: the exact coverage.
+    let (left, top) = (20_i32, 40_i32);
+    let mut sprites = Vec::new();
+    let style = TextStyle {
+        position: [left as f32, top as f32],
+        size,
+        color: [1.0; 4],
+        ..TextStyle::default()
+    };
+    assert_eq!(font.draw(&mut sprites, "R", &style), 1);
+    let rgba = render(&ctx, &mut renderer, &sprites);
+
+    // The same glyph rasterized here by ab_glyph: its pixel box below the
+    // line's top (the ascent) and its coverage, row 0 at the top.
+    use ab_glyph::{Font as _, ScaleFont as _};
+    let bytes = std::fs::read(DEJAVU_SANS).unwrap();
+    let ttf = ab_glyph::FontRef::try_from_slice(&bytes).unwrap();
+    let ascent = ttf.as_scaled(size).ascent();
+    let glyph = ttf
+        .glyph_id('R')
+        .with_scale_and_position(size, ab_glyph::point(0.0, ascent));
+    let outlined = ttf.outline_glyph(glyph).unwrap();
+    let bounds = outlined.px_bounds();
+    let (w, h) = (bounds.width() as i32, bounds.height() as i32);
+    let mut coverage = vec![0_u8; (w * h) as usize];
+    outlined.draw(|x, y, c| {
+        if (x as i32) < w && (y as i32) < h {
+            coverage[(y as i32 * w + x as i32) as usize] =
+                (c.clamp(0.0, 1.0) * 255.0).round() as u8;
+        }
+    });
+    let (x0, y_top) = (left + bounds.min.x as i32, top - bounds.min.y as i32);
+    let (mut full, mut partial) = (0, 0);
+    // The glyph's box and a ring of two pixels around it (clear there).
+    for row in -2..h + 2 {
+        for col in -2..w + 2 {
+            let inside = (0..w).contains(&col) && (0..h).contains(&row);
+            let a = if inside {
+                coverage[(row * w + col) as usize]
+            } else {
+                0
+            };
+            full += usize::from(a == 255);
+            partial += usize::from(a > 0 && a < 255);
+            // White premultiplied over the blue clear colour: red and green
+            // are the coverage, blue and alpha stay full.
+            let (x, y) = (x0 + col, y_top - 1 - row);
+            assert_eq!(
+                px(&rgba, x as u32, y as u32),
+                [a, a, 255, 255],
+                "glyph texel ({col}, {row}) at pixel ({x}, {y})"
+            );
+        }
+    }
+    assert!(full > 20 && partial > 10, "{full} full, {partial} partial");
     renderer.destroy(&ctx);
 }

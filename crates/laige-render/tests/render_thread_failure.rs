@@ -185,3 +185,44 @@ fn a_failed_thread_is_joined_by_drop_without_hanging() {
     let _ = drive_to_failure(&mut rt);
     drop(rt);
 }
+
+/// Blocks in `submit` until the test lets it go.
+struct Stuck(std::sync::mpsc::Receiver<()>);
+
+impl RenderStages<()> for Stuck {
+    fn batch(&mut self, _: &FrameDescriptor, _: &[()]) -> Result<()> {
+        Ok(())
+    }
+    fn submit(&mut self, _: &FrameDescriptor, _: &[()]) -> Result<()> {
+        let _ = self.0.recv();
+        Ok(())
+    }
+}
+
+#[test]
+fn a_stage_that_never_returns_is_named_at_the_deadline_and_not_joined() {
+    let (release, wait) = std::sync::mpsc::channel();
+    let mut rt = RenderThread::new(RenderThreadConfig::default(), Stuck(wait)).unwrap();
+    rt.submit_frame(desc(1)).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_millis(100);
+    let (idle, events) = laige_core::diag::capture_events(|| {
+        let idle = rt.wait_idle_until(Some(deadline));
+        let stopped = rt.shutdown_until(Some(deadline));
+        (idle, stopped)
+    });
+    for err in [idle.0.unwrap_err(), idle.1.unwrap_err()] {
+        assert_eq!(err.id(), laige_render::STAGE_STUCK);
+        assert_eq!(err.field(), Some("submit"), "{err}");
+    }
+    // Reported once, naming the stage; the thread is no longer owned.
+    let stuck: Vec<_> = events
+        .iter()
+        .filter(|e| e.is(laige_render::STAGE_STUCK))
+        .collect();
+    assert_eq!(stuck.len(), 1, "{events:?}");
+    assert_eq!(stuck[0].field("stage"), Some("submit"));
+    assert!(!rt.running());
+    assert!(rt.shutdown().is_ok(), "a second shutdown is a no-op");
+    drop(rt);
+    let _ = release.send(());
+}

@@ -144,3 +144,23 @@ pub const WORKLOAD_CONFIG_INVALID: EventId = EventId::new("workload", "config_in
 /// `alloc/sim_tick_allocation` (Error): a completed tick allocated (debug
 /// builds: the tick path allocates nothing); fields `tick`, `allocs`, `site`.
 pub const SIM_TICK_ALLOCATION: EventId = EventId::new("alloc", "sim_tick_allocation");
+
+/// `snapshot/unregistered_component`: an entity holds a component type that
+/// is not registered on the world (`World::register_hashed_as`), so a
+/// snapshot would lose it (InvalidArgument; field `component`, detail
+/// naming an entity and the registered components beside it). Returned by
+/// `World::check_snapshot_coverage` and by a save.
+pub const SNAPSHOT_UNREGISTERED_COMPONENT: EventId =
+    EventId::new("snapshot", "unregistered_component");
+/// `snapshot/registry_changed`: a snapshot ring built before a component
+/// type or part was registered was used to save or load (InvalidState).
+pub const SNAPSHOT_REGISTRY_CHANGED: EventId = EventId::new("snapshot", "registry_changed");
+/// `snapshot/slot_invalid`: a ring slot index out of range, or a load from
+/// a slot that holds no snapshot (InvalidArgument; field `slot`).
+pub const SNAPSHOT_SLOT_INVALID: EventId = EventId::new("snapshot", "slot_invalid");
+/// `snapshot/ring_invalid`: a ring capacity outside `1..=MAX_RING_SLOTS`
+/// (InvalidArgument; field `slots`).
+pub const SNAPSHOT_RING_INVALID: EventId = EventId::new("snapshot", "ring_invalid");
+/// `snapshot/part_invalid`: a snapshot part registered twice, or under a
+/// name another part uses (InvalidArgument; field `part`).
+pub const SNAPSHOT_PART_INVALID: EventId = EventId::new("snapshot", "part_invalid");

@@ -20,14 +20,18 @@
 //!    back headless and name the first tick whose state hash differs.
 //! 6. **[`input`]**: timestamped input events, assigned to the tick they
 //!    fall in and delivered at its start in a deterministic order.
-//! 7. **[`workload`]**: the reference workload every budget is measured on
+//! 7. **[`snapshot`]**: whole-world snapshots in a reusable ring (every
+//!    registered component, the entity allocator, the tick, registered
+//!    parts) for rollback sessions, and the report naming where two
+//!    snapshots differ.
+//! 8. **[`workload`]**: the reference workload every budget is measured on
 //!    (a benchmark fixture, not part of a game's API).
 //!
 //! # Paths
 //!
 //! Every item has one path. What a game names often — the loop, the world,
 //! systems, the profiler, the state hash, the frame's alpha — sits at
-//! the crate root (`laige_sim::GameLoop`, `laige_sim::World`). Four groups
+//! the crate root (`laige_sim::GameLoop`, `laige_sim::World`). Five groups
 //! stay modules because their items are many, belong together and read
 //! best with the module's name in front:
 //!
@@ -36,6 +40,7 @@
 //! * [`replay`]: the file format, its records, the recorder and
 //!   [`replay::verify`];
 //! * [`events`]: every event id this crate raises (`events::TICK_DROPPED`);
+//! * [`snapshot`]: the ring, its snapshots, parts and difference report;
 //! * [`workload`]: the reference workload (components, systems, config):
 //!   public because the bench, detcheck, the demo and the tests measure the
 //!   same world, and a module so that it stays out of the root a game reads.
@@ -89,6 +94,8 @@ mod profiler;
 pub mod replay;
 pub mod resources;
 mod rng;
+#[doc = include_str!("snapshot/contract.md")]
+pub mod snapshot;
 mod state_hash;
 mod system;
 
@@ -130,3 +137,8 @@ impl<C: laige_core::clock::MonotonicClock> input::ScriptTarget for GameLoop<C> {
         self.world_mut().input_mut()
     }
 }
+
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -321,6 +321,9 @@ pub(crate) fn run_validated(
             input,
         };
         let outcome = {
+            // A span per system (feature `trace`): a profiler's timeline.
+            #[cfg(feature = "trace")]
+            let _span = tracing::info_span!("system", name).entered();
             #[cfg(debug_assertions)]
             let _label = laige_core::alloc_watch::label(name);
             catch_unwind(AssertUnwindSafe(|| (entry.func)(&mut ctx)))

@@ -75,6 +75,7 @@ use crate::guardrails::{ChurnBudget, ChurnGuard, ChurnStats};
 use crate::input::{InputQueue, InputState, TickInput};
 use crate::profiler::Profiler;
 use crate::resources::Resources;
+use crate::snapshot::SnapshotRegistry;
 use crate::state_hash::{FNV1A64_OFFSET, StateHash, StateHasher, hash_str};
 use crate::system::{SystemContext, SystemRegistry, SystemSchedule, run_validated};
 use crate::{emit, events};
@@ -124,13 +125,15 @@ static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(1);
 pub struct World {
     entities: Entities,
     id: u64,
-    tick: u64,
+    pub(crate) tick: u64,
     hashed: Vec<HashedComponent>,
     hash_scratch: Cell<Vec<u64>>,
     systems: SystemRegistry,
     input: InputQueue,
     input_state: InputState,
     resources: Resources,
+    /// What a snapshot saves (filled by the hashed registration).
+    pub(crate) snapshot: SnapshotRegistry,
 }
 
 impl Default for World {
@@ -177,6 +180,7 @@ impl World {
             input: InputQueue::default(),
             input_state: InputState::default(),
             resources: Resources::default(),
+            snapshot: SnapshotRegistry::default(),
         }
     }
 
@@ -206,7 +210,8 @@ impl World {
     }
 
     /// Declares `T` part of the deterministic state under its type name
-    /// ([`std::any::type_name`]): it enters [`state_hash`](Self::state_hash).
+    /// ([`std::any::type_name`]): it enters [`state_hash`](Self::state_hash)
+    /// and every snapshot ([`SnapshotRing`](crate::snapshot::SnapshotRing)).
     /// Requires [`StateHash`], which raw floats do not implement.
     /// Idempotent.
     ///
@@ -218,19 +223,21 @@ impl World {
     /// # Errors
     /// `world/hashed_name_invalid` (InvalidArgument) if `T` is already
     /// registered under another name, or the name is taken by another type.
-    pub fn register_hashed<T: Component + StateHash>(&mut self) -> Result<()> {
+    pub fn register_hashed<T: Component + StateHash + Clone>(&mut self) -> Result<()> {
         self.register_hashed_as::<T>(type_name::<T>())
     }
 
     /// Declares `T` part of the deterministic state under the stable key
     /// `name` (hashed into every record of an entity that has `T`, and the
-    /// canonical sort key of the component). Idempotent for the same name.
+    /// canonical sort key of the component), and in every snapshot (saved
+    /// and restored by `Clone`, a memcpy for `Copy` types). Idempotent for
+    /// the same name.
     ///
     /// # Errors
     /// `world/hashed_name_invalid` (InvalidArgument, after one rate-limited
     /// warn) for an empty name, a name taken by another type, or `T`
     /// already registered under another name. Nothing changes then.
-    pub fn register_hashed_as<T: Component + StateHash>(
+    pub fn register_hashed_as<T: Component + StateHash + Clone>(
         &mut self,
         name: &'static str,
     ) -> Result<()> {
@@ -265,6 +272,7 @@ impl World {
             hash_column: hash_column::<T>,
         });
         self.hashed.sort_by(|a, b| a.name.cmp(b.name));
+        self.snapshot.register_component::<T>(name);
         Ok(())
     }
 
@@ -475,6 +483,9 @@ impl World {
         profiler: Option<&mut Profiler>,
     ) -> Result<()> {
         self.systems.validate(self.id, schedule)?;
+        // A span per tick (feature `trace`), the systems' spans inside it.
+        #[cfg(feature = "trace")]
+        let _span = tracing::info_span!("tick", tick = self.tick).entered();
         // The tick's input, delivered before its first system (input.rs).
         self.input.deliver(self.tick);
         self.input_state.update(self.tick, self.input.delivered());

@@ -61,47 +61,33 @@ const BACKENDS: [&str; 2] = ["fixed_point_16_16", "float_pinned_32"];
 /// Must equal `laige_detcheck::scenario::SCENARIO_VERSION`.
 const SCENARIO_VERSION: u32 = 1;
 
-struct Options {
-    quick: bool,
-    bless: bool,
-    /// A subset of the host builds (`--builds`).
-    builds: Option<Vec<Build>>,
-    cross: bool,
+/// `cargo xtask detcheck`'s options.
+#[derive(Debug, Default, clap::Args)]
+pub struct Args {
+    /// 10 000 ticks instead of 100 000 (its own known answers).
+    #[arg(long)]
+    pub quick: bool,
+    /// Rewrite the known answers of the mode from this run.
+    #[arg(long)]
+    pub bless: bool,
+    /// A subset of the host builds, comma-separated (e.g. `debug,release`).
+    #[arg(long, value_delimiter = ',', value_parser = build_named)]
+    pub builds: Option<Vec<Build>>,
+    /// No cross targets (and no pairs-table check).
+    #[arg(long)]
+    pub host_only: bool,
 }
 
-fn options(args: &[String]) -> anyhow::Result<Options> {
-    let mut o = Options {
-        quick: false,
-        bless: false,
-        builds: None,
-        cross: true,
-    };
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--quick" => o.quick = true,
-            "--bless" => o.bless = true,
-            "--host-only" => o.cross = false,
-            "--builds" => {
-                let list = args.get(i + 1).context("--builds needs a list")?;
-                let mut picked = Vec::new();
-                for name in list.split(',') {
-                    let b = MATRIX.iter().find(|b| b.name == name).with_context(|| {
-                        let names: Vec<_> = MATRIX.iter().map(|b| b.name).collect();
-                        format!("unknown build `{name}`; accepted: {}", names.join(", "))
-                    })?;
-                    picked.push(*b);
-                }
-                o.builds = Some(picked);
-                i += 1;
-            }
-            other => bail!(
-                "unknown detcheck option {other}; accepted: --quick, --bless, --builds, --host-only"
-            ),
-        }
-        i += 1;
-    }
-    Ok(o)
+/// A host build of the matrix by its name.
+fn build_named(name: &str) -> Result<Build, String> {
+    MATRIX
+        .iter()
+        .find(|b| b.name == name)
+        .copied()
+        .ok_or_else(|| {
+            let names: Vec<_> = MATRIX.iter().map(|b| b.name).collect();
+            format!("unknown build `{name}`; accepted: {}", names.join(", "))
+        })
 }
 
 fn known_path() -> std::path::PathBuf {
@@ -400,14 +386,14 @@ fn build_all(
     Ok((built, suite_built))
 }
 
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let o = options(args)?;
+/// `cargo xtask detcheck`: the matrix, judged against the known answers.
+pub fn run(o: &Args) -> anyhow::Result<()> {
     let mode = if o.quick { "quick" } else { "full" };
     let started = Instant::now();
     let known_text = std::fs::read_to_string(known_path()).unwrap_or_default();
     let known = with_short(&known::parse(&known_text)?, SHORT_TICKS);
-    let variants = matrix::variants(o.builds.as_deref(), o.cross);
-    let whole = o.builds.is_none() && o.cross;
+    let variants = matrix::variants(o.builds.as_deref(), !o.host_only);
+    let whole = o.builds.is_none() && !o.host_only;
     // One math suite per cross target, on its first variant.
     let suites: Vec<usize> = variants
         .iter()

@@ -1,0 +1,247 @@
+//! Bench area `net`: whole-world snapshots (`laige_sim::snapshot`) on the
+//! 10k-entity reference workload, beside a plain copy of the same
+//! component bytes and beside Clone-per-component snapshots (the approach
+//! of bevy_ggrs: each registered component of each entity cloned through
+//! a per-entity lookup into a fresh buffer), all on the same hecs world,
+//! measured interleaved in one run.
+//!
+//! - `net.snapshot.<fx|fp>.10k.{save,load,copy_out,copy_in,clone_save,clone_load}_us`:
+//!   median µs per operation. `save`/`load`: `SnapshotRing::save` (which
+//!   also computes the state hash, the session checksum) / `load` (same
+//!   layout: values copied back). `copy_out`/`copy_in`: the three
+//!   component columns copied into / out of preallocated `Vec`s (the
+//!   memory-bandwidth floor). `clone_save`/`clone_load`: the anchor.
+//! - `net.snapshot.<b>.10k.save_vs_copy` / `load_vs_copy`: ours over the
+//!   plain copy; `save_vs_clone` / `load_vs_clone`: ours over the anchor.
+//! - `net.rollback.<b>.10k.frame_ms`: the worst-case rollback frame: one
+//!   load, then 8 ticks each followed by a save (GGRS's default window).
+//! - `net.type_hash.<b>.10k.pct_of_tick`: every per-type hash of one
+//!   snapshot (what a desync report exchanges per confirmed tick) as a
+//!   share of one tick of the workload.
+
+use std::hint::black_box;
+
+use laige_core::{Fp32Pinned, Fpx16_16, SimScalar};
+use laige_sim::snapshot::SnapshotRing;
+use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig};
+use laige_sim::{StateHash, World};
+
+use crate::harness::Bench;
+
+/// Runs the area.
+pub fn run(b: &mut Bench) {
+    if b.wants("net.snapshot.fx") || b.wants("net.rollback.fx") || b.wants("net.type_hash.fx") {
+        backend::<Fpx16_16>(b, "fx");
+    }
+    if b.wants("net.snapshot.fp") || b.wants("net.rollback.fp") || b.wants("net.type_hash.fp") {
+        backend::<Fp32Pinned>(b, "fp");
+    }
+}
+
+fn world<S: SimScalar + StateHash>(n: u32) -> World {
+    let mut world = World::default();
+    workload::install::<S>(
+        &mut world,
+        &WorkloadConfig {
+            entities: n,
+            ..WorkloadConfig::default()
+        },
+    )
+    .expect("valid workload");
+    world
+}
+
+/// The three columns as plain buffers (the copy contender).
+struct Plain<S> {
+    pos: Vec<Position<S>>,
+    prev: Vec<PrevPosition<S>>,
+    vel: Vec<Velocity<S>>,
+}
+
+fn copy_out<S: SimScalar>(w: &World, p: &mut Plain<S>) -> usize {
+    p.pos.clear();
+    p.prev.clear();
+    p.vel.clear();
+    for a in w.ecs().archetypes() {
+        if let Some(c) = a.get::<&Position<S>>() {
+            p.pos.extend_from_slice(&c);
+        }
+        if let Some(c) = a.get::<&PrevPosition<S>>() {
+            p.prev.extend_from_slice(&c);
+        }
+        if let Some(c) = a.get::<&Velocity<S>>() {
+            p.vel.extend_from_slice(&c);
+        }
+    }
+    p.pos.len()
+}
+
+fn copy_in<S: SimScalar>(w: &mut World, p: &Plain<S>) -> usize {
+    let mut at = 0;
+    for a in w.ecs_mut().archetypes() {
+        let n = a.len() as usize;
+        if let Some(mut c) = a.get::<&mut Position<S>>() {
+            c.copy_from_slice(&p.pos[at..at + n]);
+        }
+        if let Some(mut c) = a.get::<&mut PrevPosition<S>>() {
+            c.copy_from_slice(&p.prev[at..at + n]);
+        }
+        if let Some(mut c) = a.get::<&mut Velocity<S>>() {
+            c.copy_from_slice(&p.vel[at..at + n]);
+        }
+        at += n;
+    }
+    at
+}
+
+/// The anchor's saved state: per component type, (entity, clone) pairs.
+type Cloned<S> = (
+    Vec<(hecs::Entity, Position<S>)>,
+    Vec<(hecs::Entity, PrevPosition<S>)>,
+    Vec<(hecs::Entity, Velocity<S>)>,
+);
+
+/// Clone-per-component: every entity, every registered component, looked
+/// up and cloned into a fresh buffer.
+fn clone_save<S: SimScalar>(w: &World) -> Cloned<S> {
+    let ecs = w.ecs();
+    let entities: Vec<hecs::Entity> = ecs.iter().map(|e| e.entity()).collect();
+    let mut out = (Vec::new(), Vec::new(), Vec::new());
+    for &e in &entities {
+        if let Ok(c) = ecs.get::<&Position<S>>(e) {
+            out.0.push((e, *c));
+        }
+        if let Ok(c) = ecs.get::<&PrevPosition<S>>(e) {
+            out.1.push((e, *c));
+        }
+        if let Ok(c) = ecs.get::<&Velocity<S>>(e) {
+            out.2.push((e, *c));
+        }
+    }
+    out
+}
+
+fn clone_load<S: SimScalar>(w: &mut World, saved: &Cloned<S>) -> usize {
+    let ecs = w.ecs_mut();
+    for (e, v) in &saved.0 {
+        if let Ok(mut c) = ecs.get::<&mut Position<S>>(*e) {
+            *c = *v;
+        }
+    }
+    for (e, v) in &saved.1 {
+        if let Ok(mut c) = ecs.get::<&mut PrevPosition<S>>(*e) {
+            *c = *v;
+        }
+    }
+    for (e, v) in &saved.2 {
+        if let Ok(mut c) = ecs.get::<&mut Velocity<S>>(*e) {
+            *c = *v;
+        }
+    }
+    saved.0.len()
+}
+
+fn backend<S: SimScalar + StateHash>(b: &mut Bench, label: &str) {
+    let samples = b.scaled(200).max(5);
+    let w = world::<S>(10_000);
+    let schedule = w.schedule_systems();
+    let mut ring = SnapshotRing::new(&w, 10).expect("ring");
+    for slot in 0..ring.len() {
+        ring.save(slot, &w).expect("save");
+    }
+    let mut plain = Plain::<S> {
+        pos: Vec::with_capacity(10_000),
+        prev: Vec::with_capacity(10_000),
+        vel: Vec::with_capacity(10_000),
+    };
+    copy_out(&w, &mut plain);
+    let cloned = clone_save::<S>(&w);
+
+    let name = format!("net.snapshot.{label}.10k");
+    if b.wants(&name) {
+        let w = std::cell::RefCell::new(w);
+        let ring = std::cell::RefCell::new(ring);
+        let plain = std::cell::RefCell::new(plain);
+        let stats = b.interleaved(
+            samples,
+            1,
+            &mut [
+                &mut || {
+                    ring.borrow_mut()
+                        .save(0, &w.borrow())
+                        .map_or(0, |h| h as usize)
+                },
+                &mut || {
+                    ring.borrow_mut()
+                        .load(0, &mut w.borrow_mut())
+                        .map_or(0, |()| 1)
+                },
+                &mut || copy_out(&w.borrow(), &mut plain.borrow_mut()),
+                &mut || copy_in(&mut w.borrow_mut(), &plain.borrow()),
+                &mut || clone_save::<S>(&w.borrow()).0.len(),
+                &mut || clone_load::<S>(&mut w.borrow_mut(), &cloned),
+            ],
+        );
+        let us: Vec<f64> = stats.iter().map(|s| s.median / 1_000.0).collect();
+        for (i, what) in [
+            "save",
+            "load",
+            "copy_out",
+            "copy_in",
+            "clone_save",
+            "clone_load",
+        ]
+        .iter()
+        .enumerate()
+        {
+            b.record(&format!("{name}.{what}_us"), us[i], "us");
+        }
+        b.ratio(&format!("{name}.save_vs_copy"), us[0], us[2]);
+        b.ratio(&format!("{name}.load_vs_copy"), us[1], us[3]);
+        b.ratio(&format!("{name}.save_vs_clone"), us[0], us[4]);
+        b.ratio(&format!("{name}.load_vs_clone"), us[1], us[5]);
+        return rest(
+            b,
+            label,
+            w.into_inner(),
+            ring.into_inner(),
+            &schedule,
+            samples,
+        );
+    }
+    rest(b, label, w, ring, &schedule, samples);
+}
+
+fn rest(
+    b: &mut Bench,
+    label: &str,
+    mut w: World,
+    mut ring: SnapshotRing,
+    schedule: &laige_sim::SystemSchedule,
+    samples: usize,
+) {
+    let samples = samples.min(b.scaled(60).max(5));
+    let name = format!("net.rollback.{label}.10k.frame_ms");
+    ring.save(0, &w).expect("save");
+    if b.wants(&name) {
+        let stats = b.measure(samples, 1, || {
+            ring.load(0, &mut w).expect("load");
+            for k in 1..=8 {
+                w.run_systems(schedule).expect("tick");
+                ring.save(k, &w).expect("save");
+            }
+            w.tick()
+        });
+        b.record(&name, stats.median / 1e6, "ms");
+    }
+    let name = format!("net.type_hash.{label}.10k.pct_of_tick");
+    if b.wants(&name) {
+        ring.save(0, &w).expect("save");
+        let snap = ring.get(0).expect("slot");
+        let mut lines = [0_u64; 8];
+        let hash = b.measure(samples, 1, || snap.type_hashes_into(&mut lines));
+        black_box(lines);
+        let tick = b.measure(samples, 1, || w.run_systems(schedule).map_or(0, |()| 1));
+        b.record(&name, 100.0 * hash.median / tick.median, "%");
+    }
+}

@@ -1,0 +1,37 @@
+//! Every event id laige-net raises or reports, in one place (part of the
+//! public contract: tests and dashboards match on them).
+
+use laige_core::EventId;
+
+/// `net/config_invalid`: a [`NetConfig`](crate::NetConfig) field or a
+/// player list outside its range (InvalidArgument, naming the field).
+pub const CONFIG_INVALID: EventId = EventId::new("net", "config_invalid");
+/// `net/session_failed`: GGRS refused to start the session or a request
+/// (Failed; detail: GGRS's message).
+pub const SESSION_FAILED: EventId = EventId::new("net", "session_failed");
+/// `net/synchronized` (Info): the handshake with a peer finished; field
+/// `peer`.
+pub const SYNCHRONIZED: EventId = EventId::new("net", "synchronized");
+/// `net/network_interrupted` (Warn): no packet from a peer for the notify
+/// delay; fields `peer`, `disconnect_in_ms`.
+pub const NETWORK_INTERRUPTED: EventId = EventId::new("net", "network_interrupted");
+/// `net/network_resumed` (Info): packets from an interrupted peer again;
+/// field `peer`.
+pub const NETWORK_RESUMED: EventId = EventId::new("net", "network_resumed");
+/// `net/disconnected` (Warn): a peer timed out or left; field `peer`. The
+/// session ends with [`NetEnd::Disconnected`](crate::NetEnd) (exit code 10).
+pub const DISCONNECTED: EventId = EventId::new("net", "disconnected");
+/// `net/desync` (Error): two peers' checksums of one confirmed tick differ;
+/// fields `tick`, `peer`, `components` (the per-type hash lines that
+/// differ). The session ends with exit code 11.
+pub const DESYNC: EventId = EventId::new("net", "desync");
+/// `net/sync_test_mismatch` (Error): a sync test re-simulated a tick and
+/// got another state; fields `tick`, `report` (component and entity). The
+/// session ends with exit code 11.
+pub const SYNC_TEST_MISMATCH: EventId = EventId::new("net", "sync_test_mismatch");
+/// `net/sync_timeout` (Error): the peers did not synchronize within
+/// `NetConfig::sync_timeout`; the session ends with exit code 12.
+pub const SYNC_TIMEOUT: EventId = EventId::new("net", "sync_timeout");
+/// `net/prediction_stall` (Debug, rate-limited): the local tick waits
+/// because a remote peer is a prediction window behind.
+pub const PREDICTION_STALL: EventId = EventId::new("net", "prediction_stall");

@@ -1,0 +1,164 @@
+//! Per-player input: the game's fixed-size [`PlayerInput`] (what GGRS
+//! sends each tick), and [`PlayerInputs`], every player's input for the
+//! tick being simulated, as the systems read it.
+
+use laige_sim::input::InputEvent;
+use laige_sim::{Entities, StateHash, StateHasher};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// Most players in one session: 4 (GGRS handles more; four is what the
+/// sessions here are tested with).
+pub const MAX_PLAYERS: usize = 4;
+
+/// The game's input for one player and one tick: the only game data sent
+/// over the network, so keep it small and fixed-size (a few integers or
+/// bit flags; GGRS serializes it with bincode and compresses runs of equal
+/// inputs).
+///
+/// `Default` is "no input" (a disconnected player's input). Equality
+/// drives prediction: GGRS predicts a remote player repeats its last
+/// input and rolls back when the real one differs, so quantize analog
+/// values.
+///
+/// ```
+/// use laige_net::PlayerInput;
+/// use laige_sim::StateHash;
+/// use laige_sim::input::{InputEvent, InputKind};
+///
+/// #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, StateHash, serde::Serialize, serde::Deserialize)]
+/// struct Steer { dx: i8, dy: i8 }
+///
+/// impl PlayerInput for Steer {
+///     fn from_events(previous: Self, events: &[InputEvent]) -> Self {
+///         let mut s = previous;
+///         for e in events {
+///             if let InputKind::Action { id: 1, value } = e.kind {
+///                 s.dx = value.clamp(-1, 1) as i8;
+///             }
+///         }
+///         s
+///     }
+/// }
+/// ```
+pub trait PlayerInput:
+    Copy
+    + Default
+    + PartialEq
+    + Eq
+    + StateHash
+    + Serialize
+    + DeserializeOwned
+    + Send
+    + Sync
+    + std::fmt::Debug
+    + 'static
+{
+    /// The local player's input for one tick from the input events
+    /// delivered for it (in delivery order), given the previous tick's
+    /// input (held keys stay held).
+    fn from_events(previous: Self, events: &[InputEvent]) -> Self;
+}
+
+/// Whether a player's input for the tick is known or guessed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InputStatus {
+    /// The player's real input (a local player's is always confirmed).
+    #[default]
+    Confirmed,
+    /// GGRS's prediction (the last confirmed input repeated); the tick is
+    /// re-simulated if the real input differs.
+    Predicted,
+    /// The player left; the input is `Default`.
+    Disconnected,
+}
+
+impl From<ggrs::InputStatus> for InputStatus {
+    fn from(s: ggrs::InputStatus) -> Self {
+        match s {
+            ggrs::InputStatus::Confirmed => Self::Confirmed,
+            ggrs::InputStatus::Predicted => Self::Predicted,
+            ggrs::InputStatus::Disconnected => Self::Disconnected,
+        }
+    }
+}
+
+/// Every player's input for the tick being simulated: a component on one
+/// entity the session spawns, rewritten before each tick. Read it in a
+/// system with [`PlayerInputs::of`].
+///
+/// Its state hash covers the inputs, not the statuses: a tick that was
+/// simulated on a correct prediction and never re-simulated must hash as on
+/// the peer that had the real input. For the same reason a system must not
+/// let [`status`](Self::status) change simulation state (use it for
+/// presentation: a "predicted" marker, a lag indicator).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayerInputs<I> {
+    inputs: [I; MAX_PLAYERS],
+    status: [InputStatus; MAX_PLAYERS],
+    players: u8,
+}
+
+impl<I: PlayerInput> PlayerInputs<I> {
+    pub(crate) fn new(players: usize) -> Self {
+        Self {
+            inputs: [I::default(); MAX_PLAYERS],
+            status: [InputStatus::Confirmed; MAX_PLAYERS],
+            players: u8::try_from(players.min(MAX_PLAYERS)).unwrap_or(1),
+        }
+    }
+
+    pub(crate) fn set(&mut self, inputs: &[(I, ggrs::InputStatus)]) {
+        for (i, (input, status)) in inputs.iter().take(MAX_PLAYERS).enumerate() {
+            self.inputs[i] = *input;
+            self.status[i] = (*status).into();
+        }
+    }
+
+    /// The current tick's inputs, from the session's input entity (`None`
+    /// outside a session).
+    #[must_use]
+    pub fn of(entities: &Entities) -> Option<Self> {
+        entities.ecs().query::<&Self>().iter().next().copied()
+    }
+
+    /// The number of players.
+    #[must_use]
+    pub fn players(&self) -> usize {
+        usize::from(self.players)
+    }
+
+    /// Player `player`'s input (`Default` past the player count).
+    #[must_use]
+    pub fn get(&self, player: usize) -> I {
+        if player < self.players() {
+            self.inputs[player]
+        } else {
+            I::default()
+        }
+    }
+
+    /// Whether player `player`'s input is confirmed, predicted or that of
+    /// a disconnected player.
+    #[must_use]
+    pub fn status(&self, player: usize) -> InputStatus {
+        self.status
+            .get(player)
+            .copied()
+            .unwrap_or(InputStatus::Disconnected)
+    }
+
+    /// `(player, input, status)` for every player.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, I, InputStatus)> + '_ {
+        (0..self.players()).map(|p| (p, self.inputs[p], self.status[p]))
+    }
+}
+
+impl<I: PlayerInput> StateHash for PlayerInputs<I> {
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        hasher.write_u8(self.players);
+        for input in &self.inputs[..self.players()] {
+            input.hash_state(hasher);
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! # laige-net
+//!
+//! Multiplayer for laige games on [GGRS](https://github.com/gschup/ggrs)
+//! (the Rust reimagination of GGPO): players on different machines share
+//! one deterministic simulation by sending only their inputs.
+//!
+//! In order of importance:
+//!
+//! 1. **[`NetSession`]**: a laige [`World`](laige_sim::World) run by a GGRS
+//!    session — P2P rollback (2–4 players over UDP), lockstep
+//!    (`max_prediction: 0`), spectator, sync test — with whole-world
+//!    snapshots ([`laige_sim::snapshot`]) for every save and load GGRS asks
+//!    for, in order.
+//! 2. **[`PlayerInput`]**: the game's small fixed-size input per player per
+//!    tick, built from the local input events; systems read every player's
+//!    input and its status through [`PlayerInputs`].
+//! 3. **Reports**: disconnects, timeouts and desyncs as structured,
+//!    rate-limited events ([`events`]) and an orderly [`NetEnd`] with an
+//!    exit code; a sync-test mismatch names the component and the entity.
+//! 4. **[`fault::FaultySocket`]**: latency, jitter, loss, duplication and
+//!    reordering on loopback, for tests of a game's own sessions.
+//!
+//! **Architecture invariant:** laige-net never depends on laige-render: a
+//! session is simulation only; presentation reads the world it advances.
+#![doc = include_str!("net.md")]
+
+pub mod events;
+pub mod fault;
+mod input;
+mod pace;
+mod session;
+
+pub use ggrs::UdpNonBlockingSocket;
+pub use input::{InputStatus, MAX_PLAYERS, PlayerInput, PlayerInputs};
+pub use pace::TickPacer;
+pub use session::{
+    Advance, EXIT_DESYNC, EXIT_DISCONNECTED, EXIT_SYNC_TIMEOUT, EXIT_SYSTEM_FAILED, GgrsConfig,
+    MAX_PREDICTION, NetConfig, NetEnd, NetSession, NetStats, Seat,
+};

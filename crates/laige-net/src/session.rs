@@ -1,0 +1,847 @@
+//! [`NetSession`]: one laige world driven by a GGRS session (P2P rollback
+//! or lockstep, spectator, sync test), with whole-world snapshots.
+
+use std::marker::PhantomData;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use ggrs::{
+    DesyncDetection, GgrsError, GgrsEvent, GgrsRequest, NonBlockingSocket, P2PSession, PlayerType,
+    SessionBuilder, SessionState, SpectatorSession, SyncTestSession,
+};
+use laige_core::{Error, ErrorCode, Result, event};
+use laige_sim::snapshot::{SnapshotRing, WorldSnapshot};
+use laige_sim::{SystemSchedule, World};
+
+use crate::events;
+use crate::input::{MAX_PLAYERS, PlayerInput, PlayerInputs};
+
+/// GGRS's compile-time configuration for a game's input type: the state
+/// GGRS keeps per saved frame is only the ring slot (`u32`); the snapshot
+/// itself stays in laige's ring.
+pub struct GgrsConfig<I>(PhantomData<I>);
+
+impl<I: PlayerInput> ggrs::Config for GgrsConfig<I> {
+    type Input = I;
+    type InputPredictor = ggrs::PredictRepeatLast;
+    type State = u32;
+    type Address = SocketAddr;
+}
+
+/// Exit code: the session ended because a peer disconnected or timed out.
+pub const EXIT_DISCONNECTED: u8 = 10;
+/// Exit code: a desync (P2P checksums differ, or a sync test re-simulated
+/// a tick differently).
+pub const EXIT_DESYNC: u8 = 11;
+/// Exit code: the peers never synchronized within the timeout.
+pub const EXIT_SYNC_TIMEOUT: u8 = 12;
+/// Exit code: a system failed (the engine's code for it).
+pub const EXIT_SYSTEM_FAILED: u8 = 3;
+
+/// Session options. Every field has a range, checked when the session
+/// starts (`net/config_invalid`, naming the field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetConfig {
+    /// Players in the session, 1..=4 (P2P needs 2 or more). Default 2.
+    pub players: usize,
+    /// How many ticks a peer may simulate past the last confirmed input,
+    /// 0..=16. 0 is lockstep: no prediction, no rollback, every tick waits
+    /// for every input. Default 8 (GGRS's default: about 130 ms at 60 Hz).
+    pub max_prediction: usize,
+    /// Ticks between a local input and the tick it applies to, 0..=16.
+    /// Default 2 (hides about 33 ms of latency at 60 Hz, so fewer
+    /// rollbacks). In lockstep, cover one-way latency with it.
+    pub input_delay: usize,
+    /// The tick rate, 20..=240 Hz: GGRS's time sync counts in ticks.
+    /// Default 60.
+    pub tick_rate_hz: usize,
+    /// A peer silent this long is disconnected. Default 2 s (GGRS's).
+    pub disconnect_timeout: Duration,
+    /// A peer silent this long raises `net/network_interrupted`. Default
+    /// 500 ms (GGRS's).
+    pub disconnect_notify: Duration,
+    /// The handshake may take this long before `net/sync_timeout` ends
+    /// the session. Default 10 s.
+    pub sync_timeout: Duration,
+    /// How many confirmed `(tick, state hash)` pairs the session keeps for
+    /// [`NetSession::confirmed_hashes`] (allocated once; 0 keeps none).
+    pub confirmed_log: usize,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        Self {
+            players: 2,
+            max_prediction: 8,
+            input_delay: 2,
+            tick_rate_hz: 60,
+            disconnect_timeout: Duration::from_secs(2),
+            disconnect_notify: Duration::from_millis(500),
+            sync_timeout: Duration::from_secs(10),
+            confirmed_log: 0,
+        }
+    }
+}
+
+/// Most prediction (and input delay) [`NetConfig`] accepts.
+pub const MAX_PREDICTION: usize = 16;
+
+impl NetConfig {
+    /// Checks every field against its documented range.
+    ///
+    /// # Errors
+    /// `net/config_invalid` naming the field.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field: &'static str, value: usize, accepted: &'static str| {
+            Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                field,
+                value,
+                accepted,
+            ))
+        };
+        if !(1..=MAX_PLAYERS).contains(&self.players) {
+            return bad("players", self.players, "1..=4 players");
+        }
+        if self.max_prediction > MAX_PREDICTION {
+            return bad("max_prediction", self.max_prediction, "0..=16 ticks");
+        }
+        if self.input_delay > MAX_PREDICTION {
+            return bad("input_delay", self.input_delay, "0..=16 ticks");
+        }
+        if !(20..=240).contains(&self.tick_rate_hz) {
+            return bad("tick_rate_hz", self.tick_rate_hz, "20..=240 Hz");
+        }
+        let ms = |d: Duration| usize::try_from(d.as_millis()).unwrap_or(usize::MAX);
+        if self.disconnect_timeout < Duration::from_millis(100) {
+            return bad(
+                "disconnect_timeout",
+                ms(self.disconnect_timeout),
+                "at least 100 ms",
+            );
+        }
+        if self.sync_timeout < Duration::from_millis(100) {
+            return bad("sync_timeout", ms(self.sync_timeout), "at least 100 ms");
+        }
+        Ok(())
+    }
+}
+
+/// One seat of a P2P session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seat {
+    /// A player on this machine.
+    Local,
+    /// A player on the peer at this address.
+    Remote(SocketAddr),
+    /// A spectator at this address (after the players' seats; not counted
+    /// in `NetConfig::players`): this peer sends it every confirmed input.
+    Spectator(SocketAddr),
+}
+
+/// Why a session ended, and its process exit code.
+#[derive(Debug)]
+pub enum NetEnd {
+    /// A peer disconnected or timed out (exit code 10).
+    Disconnected {
+        /// The peer's address.
+        peer: SocketAddr,
+    },
+    /// A desync (exit code 11): the report names the tick and, where it
+    /// can, the component and the entity.
+    Desync {
+        /// The first differing tick.
+        tick: u64,
+        /// What differs (component, entity, hashes).
+        report: String,
+    },
+    /// The handshake did not finish in time (exit code 12).
+    SyncTimeout,
+    /// A system failed (exit code 3).
+    SystemFailed(Error),
+}
+
+impl NetEnd {
+    /// The documented process exit code.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Disconnected { .. } => EXIT_DISCONNECTED,
+            Self::Desync { .. } => EXIT_DESYNC,
+            Self::SyncTimeout => EXIT_SYNC_TIMEOUT,
+            Self::SystemFailed(_) => EXIT_SYSTEM_FAILED,
+        }
+    }
+}
+
+/// What one [`NetSession::advance`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Advance {
+    /// The handshake is still running; no tick.
+    Synchronizing,
+    /// One tick was simulated (after any rollback it asked for).
+    Ticked,
+    /// Time sync: this peer is ahead of the others, so this due tick is
+    /// skipped (the loop's tick accounting slows down; nothing sleeps).
+    Skipped,
+    /// A remote peer is too far behind (the prediction window is full,
+    /// or lockstep waits for an input); no tick.
+    Waiting,
+    /// The session has ended ([`NetSession::end`] says why).
+    Ended,
+}
+
+/// Counters of one session.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NetStats {
+    /// Ticks simulated for the first time.
+    pub ticks: u64,
+    /// Rollbacks (snapshot loads).
+    pub rollbacks: u64,
+    /// Ticks re-simulated by rollbacks.
+    pub rolled_back_ticks: u64,
+    /// The deepest prediction seen: ticks simulated past the last
+    /// confirmed one.
+    pub max_prediction_depth: u64,
+    /// Due ticks skipped by time sync.
+    pub skipped: u64,
+    /// Due ticks that waited for a remote peer.
+    pub waited: u64,
+    /// Desyncs detected (the session ends at the first).
+    pub desyncs: u64,
+    /// The last round-trip time measured to a peer, ms (0 before one).
+    pub rtt_ms: u64,
+}
+
+enum Kind<I: PlayerInput> {
+    P2P {
+        session: Box<P2PSession<GgrsConfig<I>>>,
+        local: Vec<usize>,
+    },
+    Spectator(Box<SpectatorSession<GgrsConfig<I>>>),
+    SyncTest {
+        session: Box<SyncTestSession<GgrsConfig<I>>>,
+        check_distance: usize,
+    },
+}
+
+/// A laige world run by a GGRS session: P2P (rollback, or lockstep with
+/// `max_prediction: 0`), spectator or sync test.
+///
+/// Call [`advance`](Self::advance) once per due tick from the loop that
+/// owns the world. It builds the local player's input from the world's
+/// input queue (events stamped for the current tick, through
+/// [`PlayerInput::from_events`]), hands it to GGRS, and fulfils GGRS's
+/// requests in order: save (into the snapshot ring), load (a rollback),
+/// advance (write [`PlayerInputs`], run the systems once).
+pub struct NetSession<I: PlayerInput> {
+    kind: Kind<I>,
+    world: World,
+    schedule: SystemSchedule,
+    ring: SnapshotRing,
+    /// Ring slots GGRS saves into; the one after them is a sync test's
+    /// scratch slot for re-saves.
+    save_slots: usize,
+    inputs_entity: hecs::Entity,
+    local_input: I,
+    input_tick: Option<u64>,
+    config: NetConfig,
+    stats: NetStats,
+    skip_credit: u32,
+    end: Option<NetEnd>,
+    started: Instant,
+    confirmed: Vec<(u64, u64)>,
+    next_confirmed: u64,
+    mismatch: Option<String>,
+    dump_prefix: Option<String>,
+}
+
+impl<I: PlayerInput> std::fmt::Debug for NetSession<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetSession")
+            .field("tick", &self.world.tick())
+            .field("stats", &self.stats)
+            .field("end", &self.end)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cold]
+fn ggrs_failed(err: &GgrsError) -> Error {
+    Error::new(ErrorCode::Failed, events::SESSION_FAILED).with_detail(err.to_string())
+}
+
+impl<I: PlayerInput> NetSession<I> {
+    fn builder(config: &NetConfig) -> Result<SessionBuilder<GgrsConfig<I>>> {
+        config.validate()?;
+        SessionBuilder::<GgrsConfig<I>>::new()
+            .with_num_players(config.players)
+            .and_then(|b| b.with_fps(config.tick_rate_hz))
+            .map(|b| {
+                b.with_max_prediction_window(config.max_prediction)
+                    .with_input_delay(config.input_delay)
+                    .with_disconnect_timeout(config.disconnect_timeout)
+                    .with_disconnect_notify_delay(config.disconnect_notify)
+            })
+            .map_err(|e| ggrs_failed(&e))
+    }
+
+    fn build(mut world: World, config: NetConfig, kind: Kind<I>) -> Result<Self> {
+        world.register_hashed_as::<PlayerInputs<I>>("net.player_inputs")?;
+        let inputs_entity = world
+            .ecs_mut()
+            .spawn((PlayerInputs::<I>::new(config.players),));
+        world.check_snapshot_coverage()?;
+        let save_slots = config.max_prediction.max(1) + 2;
+        let ring = SnapshotRing::new(&world, save_slots + 1)?;
+        let schedule = world.schedule_systems();
+        Ok(Self {
+            kind,
+            world,
+            schedule,
+            ring,
+            save_slots,
+            inputs_entity,
+            local_input: I::default(),
+            input_tick: None,
+            config,
+            stats: NetStats::default(),
+            skip_credit: 0,
+            end: None,
+            started: Instant::now(),
+            confirmed: Vec::with_capacity(config.confirmed_log),
+            next_confirmed: 0,
+            mismatch: None,
+            dump_prefix: None,
+        })
+    }
+
+    /// A P2P session over `socket`, one [`Seat`] per player (handle =
+    /// index). `max_prediction: 0` makes it lockstep. The world has its
+    /// systems registered and its entities spawned; the session registers
+    /// [`PlayerInputs`] (`net.player_inputs`) and spawns its entity.
+    ///
+    /// # Errors
+    /// `net/config_invalid` (a bad config, fewer than 2 seats, seats not
+    /// matching `players`, no local seat);
+    /// `snapshot/unregistered_component` (an entity holds an unregistered
+    /// component); `net/session_failed` (GGRS refused).
+    pub fn p2p(
+        world: World,
+        config: NetConfig,
+        seats: &[Seat],
+        socket: impl NonBlockingSocket<SocketAddr> + 'static,
+    ) -> Result<Self> {
+        let n_players = seats
+            .iter()
+            .take_while(|s| !matches!(s, Seat::Spectator(_)))
+            .count();
+        let spectators_last = seats[n_players..]
+            .iter()
+            .all(|s| matches!(s, Seat::Spectator(_)));
+        if n_players != config.players || n_players < 2 || !spectators_last {
+            return Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                "seats",
+                seats.len(),
+                "one seat per player (2..=4, NetConfig::players), then any spectators",
+            ));
+        }
+        let local: Vec<usize> = (0..seats.len())
+            .filter(|&i| seats[i] == Seat::Local)
+            .collect();
+        if local.is_empty() {
+            return Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                "seats",
+                "no local seat",
+                "at least one Seat::Local",
+            ));
+        }
+        let mut builder =
+            Self::builder(&config)?.with_desync_detection_mode(DesyncDetection::On { interval: 1 });
+        for (handle, seat) in seats.iter().enumerate() {
+            let player = match seat {
+                Seat::Local => PlayerType::Local,
+                Seat::Remote(addr) => PlayerType::Remote(*addr),
+                Seat::Spectator(addr) => PlayerType::Spectator(*addr),
+            };
+            builder = builder
+                .add_player(player, handle)
+                .map_err(|e| ggrs_failed(&e))?;
+        }
+        let session = builder
+            .start_p2p_session(socket)
+            .map_err(|e| ggrs_failed(&e))?;
+        Self::build(
+            world,
+            config,
+            Kind::P2P {
+                session: Box::new(session),
+                local,
+            },
+        )
+    }
+
+    /// A spectator of the host at `host`: receives every player's
+    /// confirmed inputs and simulates them (no local player, no rollback).
+    ///
+    /// # Errors
+    /// As [`p2p`](Self::p2p).
+    pub fn spectator(
+        world: World,
+        config: NetConfig,
+        host: SocketAddr,
+        socket: impl NonBlockingSocket<SocketAddr> + 'static,
+    ) -> Result<Self> {
+        let session = Self::builder(&config)?.start_spectator_session(host, socket);
+        Self::build(world, config, Kind::Spectator(Box::new(session)))
+    }
+
+    /// A sync test: every tick, roll back `check_distance` ticks and
+    /// re-simulate them, comparing the state hashes; a difference ends the
+    /// session with a report naming the component and the entity. All
+    /// players are local (their input is built from the world's queue).
+    ///
+    /// # Errors
+    /// `net/config_invalid` for `check_distance` outside
+    /// `1..max_prediction`; otherwise as [`p2p`](Self::p2p).
+    pub fn sync_test(world: World, config: NetConfig, check_distance: usize) -> Result<Self> {
+        if check_distance == 0 || check_distance >= config.max_prediction {
+            return Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                "check_distance",
+                check_distance,
+                "1..max_prediction ticks",
+            ));
+        }
+        let session = Self::builder(&config)?
+            .with_check_distance(check_distance)
+            .start_synctest_session()
+            .map_err(|e| ggrs_failed(&e))?;
+        Self::build(
+            world,
+            config,
+            Kind::SyncTest {
+                session: Box::new(session),
+                check_distance,
+            },
+        )
+    }
+
+    /// On a P2P desync, write the desynced tick's snapshot
+    /// ([`WorldSnapshot::dump`]) to `{prefix}-tick{N}.txt`, for
+    /// `cargo xtask desync-diff` against the other peer's file.
+    pub fn dump_desyncs_to(&mut self, prefix: impl Into<String>) {
+        self.dump_prefix = Some(prefix.into());
+    }
+
+    /// The world (read).
+    #[must_use]
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The world, exclusively (push input events into its queue; do not
+    /// spawn or change state outside the systems during a session).
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    /// The counters.
+    #[must_use]
+    pub fn stats(&self) -> NetStats {
+        self.stats
+    }
+
+    /// Why the session ended, once it has.
+    #[must_use]
+    pub fn end(&self) -> Option<&NetEnd> {
+        self.end.as_ref()
+    }
+
+    /// Why the session ended (consuming it; dropping a session closes its
+    /// socket, which its peers see as a disconnect after their timeout).
+    #[must_use]
+    pub fn into_end(self) -> Option<NetEnd> {
+        self.end
+    }
+
+    /// The confirmed `(tick, state hash)` pairs, oldest first (up to
+    /// `NetConfig::confirmed_log`; later ones are not kept).
+    #[must_use]
+    pub fn confirmed_hashes(&self) -> &[(u64, u64)] {
+        &self.confirmed
+    }
+
+    /// Advances by one due tick (see the type's docs).
+    ///
+    /// # Errors
+    /// `net/session_failed` if GGRS rejects a request in a way that is not
+    /// a session end (a bug); ends (disconnect, desync, timeout, a failing
+    /// system) are [`Advance::Ended`] with [`end`](Self::end) set.
+    pub fn advance(&mut self) -> Result<Advance> {
+        if self.end.is_some() {
+            return Ok(Advance::Ended);
+        }
+        self.poll_events();
+        if self.end.is_some() {
+            return Ok(Advance::Ended);
+        }
+        if !self.running() {
+            if self.started.elapsed() > self.config.sync_timeout {
+                event!(Error, events::SYNC_TIMEOUT);
+                self.end = Some(NetEnd::SyncTimeout);
+                return Ok(Advance::Ended);
+            }
+            return Ok(Advance::Synchronizing);
+        }
+        if self.skip_credit > 0 {
+            self.skip_credit -= 1;
+            self.stats.skipped += 1;
+            return Ok(Advance::Skipped);
+        }
+        let tick = self.world.tick();
+        if self.input_tick != Some(tick) {
+            // Once per tick: a tick that waits re-sends the same input.
+            self.world.input_mut().deliver(tick);
+            self.local_input = I::from_events(self.local_input, self.world.input().delivered());
+            self.input_tick = Some(tick);
+        }
+        let requests = match self.add_input_and_advance() {
+            Ok(requests) => requests,
+            Err(GgrsError::PredictionThreshold | GgrsError::NotSynchronized) => {
+                self.stats.waited += 1;
+                event!(Debug, events::PREDICTION_STALL, tick);
+                return Ok(Advance::Waiting);
+            }
+            Err(GgrsError::MismatchedChecksum { current_frame, .. }) => {
+                let report = self
+                    .mismatch
+                    .take()
+                    .unwrap_or_else(|| format!("checksums differ by frame {current_frame}"));
+                return Ok(self.desync(tick.saturating_sub(1), report));
+            }
+            Err(e) => return Err(ggrs_failed(&e)),
+        };
+        let before = self.world.tick();
+        let mut ticked = false;
+        for request in requests {
+            if let Err(end) = self.fulfil(request, &mut ticked) {
+                self.end = Some(end);
+                return Ok(Advance::Ended);
+            }
+        }
+        if let Some(report) = self.mismatch.take() {
+            return Ok(self.desync(before, report));
+        }
+        self.after_tick();
+        Ok(if ticked {
+            self.stats.ticks += 1;
+            Advance::Ticked
+        } else {
+            self.stats.waited += 1;
+            Advance::Waiting
+        })
+    }
+
+    fn running(&self) -> bool {
+        match &self.kind {
+            Kind::P2P { session, .. } => session.current_state() == SessionState::Running,
+            Kind::Spectator(s) => s.current_state() == SessionState::Running,
+            Kind::SyncTest { .. } => true,
+        }
+    }
+
+    fn add_input_and_advance(
+        &mut self,
+    ) -> std::result::Result<Vec<GgrsRequest<GgrsConfig<I>>>, GgrsError> {
+        let input = self.local_input;
+        match &mut self.kind {
+            Kind::P2P { session, local } => {
+                for &handle in local.iter() {
+                    session.add_local_input(handle, input)?;
+                }
+                session.advance_frame()
+            }
+            Kind::Spectator(s) => s.advance_frame(),
+            Kind::SyncTest { session, .. } => {
+                for handle in 0..self.config.players {
+                    session.add_local_input(handle, input)?;
+                }
+                session.advance_frame()
+            }
+        }
+    }
+
+    fn fulfil(
+        &mut self,
+        request: GgrsRequest<GgrsConfig<I>>,
+        ticked: &mut bool,
+    ) -> std::result::Result<(), NetEnd> {
+        match request {
+            GgrsRequest::SaveGameState { cell, frame } => {
+                let tick = frame_tick(frame);
+                let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
+                let resave = matches!(self.kind, Kind::SyncTest { .. })
+                    && self
+                        .ring
+                        .get(slot)
+                        .is_ok_and(|s| s.is_filled() && s.tick() == tick);
+                let hash = if resave {
+                    let scratch = self.save_slots;
+                    let hash = self.save(scratch)?;
+                    let (first, again) = (self.ring.get(slot), self.ring.get(scratch));
+                    if let (Ok(first), Ok(again)) = (first, again)
+                        && first.state_hash() != hash
+                        && self.mismatch.is_none()
+                    {
+                        self.mismatch = Some(first.first_difference(again).map_or_else(
+                            || format!("tick {tick}: state hashes differ"),
+                            |d| d.to_string(),
+                        ));
+                    }
+                    self.ring.get(slot).map_or(hash, |s| s.state_hash())
+                } else {
+                    self.save(slot)?
+                };
+                let checksum = self.ring.get(slot).map_or(u128::from(hash), checksum);
+                let slot = u32::try_from(slot).unwrap_or(0);
+                cell.save(frame, Some(slot), Some(checksum));
+            }
+            GgrsRequest::LoadGameState { cell, frame } => {
+                let from = self.world.tick();
+                let slot = cell.load().map_or(usize::MAX, |s| s as usize);
+                self.ring
+                    .load(slot, &mut self.world)
+                    .map_err(NetEnd::SystemFailed)?;
+                debug_assert_eq!(self.world.tick(), frame_tick(frame));
+                self.stats.rollbacks += 1;
+                self.stats.rolled_back_ticks += from.saturating_sub(self.world.tick());
+            }
+            GgrsRequest::AdvanceFrame { inputs } => {
+                if let Some(current) = self
+                    .world
+                    .query_one_mut::<&mut PlayerInputs<I>>(self.inputs_entity)
+                {
+                    current.set(&inputs);
+                }
+                self.world
+                    .run_systems(&self.schedule)
+                    .map_err(NetEnd::SystemFailed)?;
+                if self.config.max_prediction == 0 {
+                    self.log_confirmed(self.world.tick(), self.world.state_hash());
+                }
+                *ticked = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn save(&mut self, slot: usize) -> std::result::Result<u64, NetEnd> {
+        self.ring
+            .save(slot, &self.world)
+            .map_err(NetEnd::SystemFailed)
+    }
+
+    fn log_confirmed(&mut self, tick: u64, hash: u64) {
+        if tick < self.next_confirmed {
+            return;
+        }
+        self.next_confirmed = tick + 1;
+        if self.confirmed.len() < self.confirmed.capacity() {
+            self.confirmed.push((tick, hash));
+        }
+    }
+
+    /// After a tick: the prediction depth, time sync, and the newly
+    /// confirmed ticks' hashes (a state at tick `t` is final once the
+    /// inputs of tick `t - 1` are confirmed).
+    fn after_tick(&mut self) {
+        let current = self.world.tick();
+        let confirmed_input = match &mut self.kind {
+            Kind::P2P { session, local } => {
+                if let Some(&handle) = session.remote_player_handles().first()
+                    && let Ok(stats) = session.network_stats(handle)
+                {
+                    self.stats.rtt_ms = u64::try_from(stats.ping).unwrap_or(0);
+                }
+                let _ = local.len();
+                session.confirmed_frame()
+            }
+            Kind::Spectator(_) => i32::try_from(current).unwrap_or(i32::MAX) - 1,
+            Kind::SyncTest { check_distance, .. } => {
+                i32::try_from(current).unwrap_or(i32::MAX)
+                    - i32::try_from(*check_distance).unwrap_or(0)
+                    - 1
+            }
+        };
+        let final_up_to = u64::try_from(i64::from(confirmed_input) + 1).unwrap_or(0);
+        self.stats.max_prediction_depth = self
+            .stats
+            .max_prediction_depth
+            .max(current.saturating_sub(final_up_to));
+        if self.config.max_prediction == 0 {
+            return;
+        }
+        let mut tick = self
+            .next_confirmed
+            .max(final_up_to.saturating_sub(self.save_slots as u64 - 1));
+        while tick <= final_up_to.min(current) {
+            let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
+            if tick == current {
+                let hash = self.world.state_hash();
+                self.log_confirmed(tick, hash);
+            } else if let Ok(s) = self.ring.get(slot)
+                && s.is_filled()
+                && s.tick() == tick
+            {
+                let hash = s.state_hash();
+                self.log_confirmed(tick, hash);
+            }
+            tick += 1;
+        }
+    }
+
+    /// A P2P desync: the report names the component types whose per-type
+    /// hashes differ, and the tick's snapshot is dumped when a dump path is
+    /// set and the ring still holds it.
+    #[cold]
+    fn p2p_desync(&mut self, tick: u64, local: u128, remote: u128, addr: SocketAddr) -> NetEnd {
+        let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
+        let snap = self
+            .ring
+            .get(slot)
+            .ok()
+            .filter(|s| s.is_filled() && s.tick() == tick);
+        let components = snap.map_or_else(
+            || "unknown (the tick's snapshot is no longer in the ring)".to_owned(),
+            |s| differing_types(s, local, remote),
+        );
+        let mut report = format!(
+            "tick {tick}: state hash {:#018x} here, {:#018x} at {addr}; differing components: {components}",
+            // The low 64 bits are the state hash (see `checksum`).
+            local as u64,
+            remote as u64
+        );
+        if let (Some(prefix), Some(s)) = (&self.dump_prefix, snap) {
+            let path = format!("{prefix}-tick{tick}.txt");
+            match std::fs::write(&path, s.dump()) {
+                Ok(()) => report.push_str(&format!("; snapshot dumped to {path}")),
+                Err(e) => report.push_str(&format!("; dump to {path} failed: {e}")),
+            }
+        }
+        event!(
+            Error,
+            events::DESYNC,
+            tick,
+            peer = %addr,
+            components = components.as_str()
+        );
+        NetEnd::Desync { tick, report }
+    }
+
+    fn desync(&mut self, tick: u64, report: String) -> Advance {
+        self.stats.desyncs += 1;
+        event!(
+            Error,
+            events::SYNC_TEST_MISMATCH,
+            tick,
+            report = report.as_str()
+        );
+        self.end = Some(NetEnd::Desync { tick, report });
+        Advance::Ended
+    }
+
+    fn poll_events(&mut self) {
+        let mut ended = None;
+        let mut desync = None;
+        let mut skip = 0;
+        let mut drain = |e: GgrsEvent<GgrsConfig<I>>| match e {
+            GgrsEvent::Synchronizing { .. } => {}
+            GgrsEvent::Synchronized { addr } => {
+                event!(Info, events::SYNCHRONIZED, peer = %addr);
+            }
+            GgrsEvent::Disconnected { addr } => {
+                event!(Warn, events::DISCONNECTED, peer = %addr);
+                ended.get_or_insert(NetEnd::Disconnected { peer: addr });
+            }
+            GgrsEvent::NetworkInterrupted {
+                addr,
+                disconnect_timeout,
+            } => {
+                let disconnect_in_ms = u64::try_from(disconnect_timeout).unwrap_or(u64::MAX);
+                event!(Warn, events::NETWORK_INTERRUPTED, peer = %addr, disconnect_in_ms);
+            }
+            GgrsEvent::NetworkResumed { addr } => {
+                event!(Info, events::NETWORK_RESUMED, peer = %addr);
+            }
+            GgrsEvent::WaitRecommendation { skip_frames } => skip += skip_frames,
+            GgrsEvent::DesyncDetected {
+                frame,
+                local_checksum,
+                remote_checksum,
+                addr,
+            } => {
+                desync.get_or_insert((frame_tick(frame), local_checksum, remote_checksum, addr));
+            }
+        };
+        match &mut self.kind {
+            Kind::P2P { session, .. } => {
+                session.poll_remote_clients();
+                session.events().for_each(&mut drain);
+            }
+            Kind::Spectator(s) => {
+                s.poll_remote_clients();
+                s.events().for_each(&mut drain);
+            }
+            Kind::SyncTest { .. } => {}
+        }
+        self.skip_credit = self.skip_credit.saturating_add(skip);
+        if let Some((tick, local, remote, addr)) = desync {
+            ended = Some(self.p2p_desync(tick, local, remote, addr));
+        }
+        if let Some(end) = ended {
+            if matches!(end, NetEnd::Desync { .. }) {
+                self.stats.desyncs += 1;
+            }
+            self.end = Some(end);
+        }
+    }
+}
+
+/// The checksum GGRS exchanges: the state hash in the low 64 bits; in the
+/// high 64 bits, 8 one-byte buckets of the per-type hashes (line `k` folds
+/// into byte `k % 8`), so a peer that sees a desync can name the component
+/// types whose hashes differ without another message.
+fn checksum(snap: &WorldSnapshot) -> u128 {
+    let mut buckets = [0_u8; 8];
+    for line in 0..snap.type_count() {
+        if let Some((_, h)) = snap.type_hash(line) {
+            buckets[line % 8] ^= h.to_le_bytes()[0];
+        }
+    }
+    u128::from(snap.state_hash()) | (u128::from(u64::from_le_bytes(buckets)) << 64)
+}
+
+/// The per-type hash lines whose buckets differ between two checksums.
+fn differing_types(snap: &WorldSnapshot, local: u128, remote: u128) -> String {
+    let (a, b) = (
+        u64::try_from(local >> 64).unwrap_or(0).to_le_bytes(),
+        u64::try_from(remote >> 64).unwrap_or(0).to_le_bytes(),
+    );
+    let names: Vec<&str> = (0..snap.type_count())
+        .filter(|line| a[line % 8] != b[line % 8])
+        .filter_map(|line| snap.type_hash(line).map(|(name, _)| name))
+        .collect();
+    if names.is_empty() {
+        "no per-type hash differs (the difference is in the tick or the entity count)".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// A GGRS frame (`i32`, −1 before the first) as a laige tick.
+fn frame_tick(frame: ggrs::Frame) -> u64 {
+    u64::try_from(frame).unwrap_or(0)
+}

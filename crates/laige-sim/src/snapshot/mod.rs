@@ -1,0 +1,637 @@
+//! Whole-world snapshots: [`SnapshotRing`], [`WorldSnapshot`],
+//! [`SnapshotPart`], the coverage check and the difference report.
+
+mod registry;
+
+use std::any::Any;
+use std::fmt::{self, Write as _};
+use std::sync::Arc;
+
+use hecs::{Entity, EntityBuilder};
+use laige_core::{Error, ErrorCode, Result};
+
+use crate::events;
+use crate::world::World;
+
+pub use registry::SnapshotPart;
+pub(crate) use registry::SnapshotRegistry;
+use registry::{ComponentOps, MultisetHash, PartOps, SavedColumn};
+
+/// Most slots a [`SnapshotRing`] accepts: 64 (GGRS's default prediction
+/// window is 8; a ring of prediction + 2 slots never needs more).
+pub const MAX_RING_SLOTS: usize = 64;
+
+/// The registry a ring was built for, shared by its slots.
+struct Layout {
+    generation: u64,
+    components: Vec<ComponentOps>,
+    parts: Vec<PartOps>,
+}
+
+/// One saved archetype: its position among the world's archetypes, its row
+/// count and the registry indices of its component types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SavedArchetype {
+    index: u32,
+    len: u32,
+    types_start: u32,
+    types_len: u32,
+}
+
+/// One saved world state: the tick, every registered component of every
+/// entity (column by column, in the world's archetype and row order), the
+/// entity allocator (live handles and hecs's free list), and every
+/// registered [`SnapshotPart`].
+///
+/// Lives in a [`SnapshotRing`] slot and is overwritten in place.
+pub struct WorldSnapshot {
+    layout: Arc<Layout>,
+    filled: bool,
+    tick: u64,
+    state_hash: u64,
+    entities: Vec<Entity>,
+    freelist: Vec<Entity>,
+    archetypes: Vec<SavedArchetype>,
+    archetype_types: Vec<u16>,
+    columns: Vec<Box<dyn SavedColumn>>,
+    parts: Vec<Box<dyn Any + Send>>,
+}
+
+impl fmt::Debug for WorldSnapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WorldSnapshot")
+            .field("filled", &self.filled)
+            .field("tick", &self.tick)
+            .field("state_hash", &format_args!("{:#018x}", self.state_hash))
+            .field("entities", &self.entities.len())
+            .field("archetypes", &self.archetypes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WorldSnapshot {
+    fn new(layout: Arc<Layout>) -> Self {
+        Self {
+            columns: layout.components.iter().map(|c| (c.new_column)()).collect(),
+            parts: layout.parts.iter().map(|p| (p.new_saved)()).collect(),
+            layout,
+            filled: false,
+            tick: 0,
+            state_hash: 0,
+            entities: Vec::new(),
+            freelist: Vec::new(),
+            archetypes: Vec::new(),
+            archetype_types: Vec::new(),
+        }
+    }
+
+    /// Whether the slot holds a saved state.
+    #[must_use]
+    pub fn is_filled(&self) -> bool {
+        self.filled
+    }
+
+    /// The saved tick ([`World::tick`]).
+    #[must_use]
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// The saved world's [`World::state_hash`] (the session checksum).
+    #[must_use]
+    pub fn state_hash(&self) -> u64 {
+        self.state_hash
+    }
+
+    /// The number of saved entities.
+    #[must_use]
+    pub fn entity_count(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// The saved live entity handles, in the world's archetype and row
+    /// order.
+    #[must_use]
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// Number of lines of [`type_hash`](Self::type_hash): one per
+    /// registered component type (name order), then one per part.
+    #[must_use]
+    pub fn type_count(&self) -> usize {
+        self.layout.components.len() + self.layout.parts.len()
+    }
+
+    /// The `line`-th per-type hash as `(name, hash)`: components first (in
+    /// name order), then parts. A component's hash covers the multiset of
+    /// its values (independent of entity ids and row order, like the state
+    /// hash); two peers on the same confirmed tick agree on every line.
+    /// `None` past [`type_count`](Self::type_count). Allocation-free.
+    #[must_use]
+    pub fn type_hash(&self, line: usize) -> Option<(&'static str, u64)> {
+        let n_components = self.layout.components.len();
+        if let Some(ops) = self.layout.components.get(line) {
+            let column = &*self.columns[line];
+            let mut h = MultisetHash::default();
+            for i in 0..column.len() {
+                h.add((ops.value_hash)(column, i));
+            }
+            return Some((ops.name, h.finish(ops.name)));
+        }
+        let part = line - n_components;
+        let ops = self.layout.parts.get(part)?;
+        Some((ops.name, (ops.hash)(&*self.parts[part])))
+    }
+
+    /// Fills `out` with the per-type hashes (`out.len()` lines at most;
+    /// returns how many were written). Allocation-free.
+    pub fn type_hashes_into(&self, out: &mut [u64]) -> usize {
+        let n = out.len().min(self.type_count());
+        for (line, slot) in out.iter_mut().enumerate().take(n) {
+            *slot = self.type_hash(line).map_or(0, |(_, h)| h);
+        }
+        n
+    }
+
+    /// Visits every saved `(component index, entity, value hash)`.
+    fn for_each_value(&self, mut f: impl FnMut(usize, Entity, u64)) {
+        let mut cursors = vec![0_usize; self.columns.len()];
+        let mut first_entity = 0_usize;
+        for a in &self.archetypes {
+            let types = &self.archetype_types
+                [a.types_start as usize..(a.types_start + a.types_len) as usize];
+            for &t in types {
+                let t = usize::from(t);
+                let ops = &self.layout.components[t];
+                for row in 0..a.len as usize {
+                    let hash = (ops.value_hash)(&*self.columns[t], cursors[t] + row);
+                    f(t, self.entities[first_entity + row], hash);
+                }
+                cursors[t] += a.len as usize;
+            }
+            first_entity += a.len as usize;
+        }
+    }
+
+    /// The first difference between two snapshots, narrowed to the
+    /// component type and the entity (a cold path: it allocates). `None`
+    /// when the tick, every per-type hash and every entity agree.
+    #[must_use]
+    pub fn first_difference(&self, other: &WorldSnapshot) -> Option<SnapshotDifference> {
+        if self.tick != other.tick {
+            return Some(SnapshotDifference {
+                tick: self.tick,
+                component: "tick",
+                entity: None,
+                detail: format!("ticks {} and {}", self.tick, other.tick),
+            });
+        }
+        for line in 0..self.type_count() {
+            let (name, ours) = self.type_hash(line)?;
+            let theirs = other.type_hash(line).map(|(_, h)| h);
+            if Some(ours) == theirs {
+                continue;
+            }
+            if line >= self.layout.components.len() {
+                return Some(SnapshotDifference {
+                    tick: self.tick,
+                    component: name,
+                    entity: None,
+                    detail: format!("part hashes {ours:#018x} and {:#018x}", theirs.unwrap_or(0)),
+                });
+            }
+            let values = |s: &WorldSnapshot| {
+                let mut v = Vec::new();
+                s.for_each_value(|t, e, h| {
+                    if t == line {
+                        v.push((e.to_bits().get(), h));
+                    }
+                });
+                v.sort_unstable();
+                v
+            };
+            let (a, b) = (values(self), values(other));
+            let (entity, detail) = match a.iter().zip(&b).find(|(x, y)| x != y) {
+                Some((x, y)) if x.0 == y.0 => (
+                    Some(x.0),
+                    format!("value hashes {:#018x} and {:#018x}", x.1, y.1),
+                ),
+                Some((x, y)) => (
+                    Some(x.0.min(y.0)),
+                    format!(
+                        "entity {} has it in one snapshot only",
+                        describe_entity(x.0.min(y.0))
+                    ),
+                ),
+                None => (
+                    None,
+                    format!("{} and {} entities have it", a.len(), b.len()),
+                ),
+            };
+            return Some(SnapshotDifference {
+                tick: self.tick,
+                component: name,
+                entity,
+                detail,
+            });
+        }
+        None
+    }
+
+    /// The snapshot as text, for `cargo xtask desync-diff`: a header (tick,
+    /// state hash), one `type` line per per-type hash, one `value` line per
+    /// (component, entity) with the value's hash, sorted. A cold path.
+    #[must_use]
+    pub fn dump(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "laige-snapshot 1");
+        let _ = writeln!(out, "tick {}", self.tick);
+        let _ = writeln!(out, "state_hash {:#018x}", self.state_hash);
+        for line in 0..self.type_count() {
+            if let Some((name, h)) = self.type_hash(line) {
+                let _ = writeln!(out, "type {name} {h:#018x}");
+            }
+        }
+        let mut values = Vec::new();
+        self.for_each_value(|t, e, h| values.push((self.layout.components[t].name, e, h)));
+        values.sort_unstable_by_key(|(name, e, _)| (*name, e.to_bits().get()));
+        for (name, e, h) in values {
+            let _ = writeln!(
+                out,
+                "value {name} {} {h:#018x}",
+                describe_entity(e.to_bits().get())
+            );
+        }
+        out
+    }
+}
+
+/// An entity's bits as `id:generation` (hecs's `Entity::to_bits` layout:
+/// generation in the high 32 bits, id in the low 32 bits).
+fn describe_entity(bits: u64) -> String {
+    format!("{}v{}", bits & 0xffff_ffff, bits >> 32)
+}
+
+/// Where two snapshots of the same tick first differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapshotDifference {
+    /// The tick both snapshots hold.
+    pub tick: u64,
+    /// The registered name of the first differing component type (or
+    /// part, or `"tick"`).
+    pub component: &'static str,
+    /// The first differing entity (`Entity::to_bits`), when one is named.
+    pub entity: Option<u64>,
+    /// The two values' hashes, or which side lacks the component.
+    pub detail: String,
+}
+
+impl fmt::Display for SnapshotDifference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tick {}: component {}", self.tick, self.component)?;
+        if let Some(e) = self.entity {
+            write!(f, ", entity {}", describe_entity(e))?;
+        }
+        write!(f, ": {}", self.detail)
+    }
+}
+
+/// A ring of reusable [`WorldSnapshot`] slots for one world (a rollback
+/// session needs max prediction + 2).
+///
+/// Save and load reuse each slot's buffers: once every slot has held the
+/// world at its largest, neither allocates. A load restores the entity
+/// allocator exactly (live handles, hecs's free list and its generations),
+/// so a rollback across spawns and despawns re-creates the same
+/// `hecs::Entity` values, in the same archetype rows.
+pub struct SnapshotRing {
+    layout: Arc<Layout>,
+    slots: Vec<WorldSnapshot>,
+    cursors: Vec<usize>,
+    builder: EntityBuilder,
+}
+
+impl fmt::Debug for SnapshotRing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SnapshotRing")
+            .field("slots", &self.slots.len())
+            .field(
+                "components",
+                &self
+                    .layout
+                    .components
+                    .iter()
+                    .map(|c| c.name)
+                    .collect::<Vec<_>>(),
+            )
+            .field(
+                "parts",
+                &self.layout.parts.iter().map(|p| p.name).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl SnapshotRing {
+    /// A ring of `slots` empty snapshots for `world`'s registered
+    /// component types and parts (register everything first).
+    ///
+    /// # Errors
+    /// `snapshot/ring_invalid` (field `slots`) outside
+    /// `1..=`[`MAX_RING_SLOTS`].
+    pub fn new(world: &World, slots: usize) -> Result<Self> {
+        if !(1..=MAX_RING_SLOTS).contains(&slots) {
+            return Err(Error::invalid_argument(
+                events::SNAPSHOT_RING_INVALID,
+                "slots",
+                slots,
+                "1..=64 snapshot slots",
+            ));
+        }
+        let registry = &world.snapshot;
+        let layout = Arc::new(Layout {
+            generation: registry.generation,
+            components: registry.components.clone(),
+            parts: registry.parts.clone(),
+        });
+        Ok(Self {
+            slots: (0..slots)
+                .map(|_| WorldSnapshot::new(layout.clone()))
+                .collect(),
+            cursors: vec![0; layout.components.len()],
+            layout,
+            builder: EntityBuilder::new(),
+        })
+    }
+
+    /// The number of slots.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Always `false`: a ring has at least one slot.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The snapshot in `slot`.
+    ///
+    /// # Errors
+    /// `snapshot/slot_invalid` for a slot out of range.
+    pub fn get(&self, slot: usize) -> Result<&WorldSnapshot> {
+        self.slots
+            .get(slot)
+            .ok_or_else(|| slot_invalid(slot, "a slot below the ring's length"))
+    }
+
+    fn check(&self, world: &World, slot: usize) -> Result<()> {
+        if world.snapshot.generation != self.layout.generation {
+            return Err(Error::new(ErrorCode::InvalidState, events::SNAPSHOT_REGISTRY_CHANGED)
+                .with_detail(
+                    "the world's registered components or parts changed after the ring was built; build a new ring",
+                ));
+        }
+        if slot >= self.slots.len() {
+            return Err(slot_invalid(slot, "a slot below the ring's length"));
+        }
+        Ok(())
+    }
+
+    /// Saves `world` into `slot` (overwriting it) and returns the state
+    /// hash.
+    ///
+    /// # Errors
+    /// `snapshot/registry_changed`, `snapshot/slot_invalid`, or
+    /// `snapshot/unregistered_component` when an entity holds a component
+    /// type that is not registered (the slot is left empty then).
+    pub fn save(&mut self, slot: usize, world: &World) -> Result<u64> {
+        self.check(world, slot)?;
+        let snap = &mut self.slots[slot];
+        snap.filled = false;
+        snap.entities.clear();
+        snap.freelist.clear();
+        snap.archetypes.clear();
+        snap.archetype_types.clear();
+        for column in &mut snap.columns {
+            column.clear();
+        }
+        let ecs = world.ecs();
+        for (index, archetype) in ecs.archetypes().enumerate() {
+            if archetype.is_empty() {
+                continue;
+            }
+            let types_start = snap.archetype_types.len();
+            for type_id in archetype.component_types() {
+                let Some(t) = index_of(&self.layout.components, type_id) else {
+                    return Err(unregistered(world, archetype, type_id));
+                };
+                snap.archetype_types.push(t);
+            }
+            for &t in &snap.archetype_types[types_start..] {
+                let ops = &self.layout.components[usize::from(t)];
+                (ops.save)(archetype, &mut *snap.columns[usize::from(t)]);
+            }
+            snap.archetypes.push(SavedArchetype {
+                index: u32::try_from(index).unwrap_or(u32::MAX),
+                len: archetype.len(),
+                types_start: u32::try_from(types_start).unwrap_or(u32::MAX),
+                types_len: u32::try_from(snap.archetype_types.len() - types_start)
+                    .unwrap_or(u32::MAX),
+            });
+        }
+        snap.entities.extend(ecs.iter().map(|e| e.entity()));
+        snap.freelist.extend(ecs.freelist());
+        for (ops, saved) in self.layout.parts.iter().zip(&mut snap.parts) {
+            (ops.save)(world, &mut **saved);
+        }
+        snap.tick = world.tick();
+        snap.state_hash = world.state_hash();
+        snap.filled = true;
+        Ok(snap.state_hash)
+    }
+
+    /// Restores `world` to the state in `slot`: the tick, every registered
+    /// component of every entity, the entity allocator and every part.
+    ///
+    /// When the world's entities are laid out as at the save (the same
+    /// handles in the same archetype rows: no spawn, despawn or archetype
+    /// move since), the values are copied back column by column.
+    /// Otherwise every entity is re-spawned at its saved handle, in saved
+    /// order (a rollback across structural changes; it reuses the world's
+    /// archetype storage).
+    ///
+    /// # Errors
+    /// `snapshot/registry_changed`, or `snapshot/slot_invalid` for a slot
+    /// out of range or never saved. The world is untouched then.
+    pub fn load(&mut self, slot: usize, world: &mut World) -> Result<()> {
+        self.check(world, slot)?;
+        let snap = &self.slots[slot];
+        if !snap.filled {
+            return Err(slot_invalid(slot, "a slot that holds a saved snapshot"));
+        }
+        self.cursors.fill(0);
+        let ecs = world.ecs_mut();
+        if layout_matches(ecs, snap) {
+            let mut archetypes = ecs.archetypes().enumerate();
+            for a in &snap.archetypes {
+                let Some((_, archetype)) = archetypes.find(|(i, _)| *i == a.index as usize) else {
+                    break;
+                };
+                for &t in &snap.archetype_types
+                    [a.types_start as usize..(a.types_start + a.types_len) as usize]
+                {
+                    let t = usize::from(t);
+                    (self.layout.components[t].load_in_place)(
+                        archetype,
+                        &*snap.columns[t],
+                        self.cursors[t],
+                    );
+                    self.cursors[t] += a.len as usize;
+                }
+            }
+        } else {
+            ecs.clear();
+            let mut next_entity = 0_usize;
+            for a in &snap.archetypes {
+                let types = &snap.archetype_types
+                    [a.types_start as usize..(a.types_start + a.types_len) as usize];
+                for row in 0..a.len as usize {
+                    for &t in types {
+                        let t = usize::from(t);
+                        (self.layout.components[t].add_to)(
+                            &mut self.builder,
+                            &*snap.columns[t],
+                            self.cursors[t] + row,
+                        );
+                    }
+                    ecs.spawn_at(snap.entities[next_entity], self.builder.build());
+                    next_entity += 1;
+                }
+                for &t in types {
+                    self.cursors[t as usize] += a.len as usize;
+                }
+            }
+        }
+        ecs.set_freelist(&snap.freelist);
+        world.tick = snap.tick;
+        for (ops, saved) in self.layout.parts.iter().zip(&snap.parts) {
+            (ops.load)(world, &**saved);
+        }
+        Ok(())
+    }
+}
+
+/// Whether the world's live entities sit exactly where the snapshot saved
+/// them: the same non-empty archetypes with the same lengths, and the same
+/// handles in the same rows.
+fn layout_matches(ecs: &hecs::World, snap: &WorldSnapshot) -> bool {
+    if ecs.len() as usize != snap.entities.len() {
+        return false;
+    }
+    let mut saved = snap.archetypes.iter();
+    for (index, archetype) in ecs.archetypes().enumerate() {
+        if archetype.is_empty() {
+            continue;
+        }
+        match saved.next() {
+            Some(a) if a.index as usize == index && a.len == archetype.len() => {}
+            _ => return false,
+        }
+    }
+    saved.next().is_none()
+        && ecs
+            .iter()
+            .map(|e| e.entity())
+            .eq(snap.entities.iter().copied())
+}
+
+fn index_of(components: &[ComponentOps], type_id: std::any::TypeId) -> Option<u16> {
+    components
+        .iter()
+        .position(|c| c.type_id == type_id)
+        .and_then(|i| u16::try_from(i).ok())
+}
+
+#[cold]
+fn slot_invalid(slot: usize, accepted: &'static str) -> Error {
+    Error::invalid_argument(events::SNAPSHOT_SLOT_INVALID, "slot", slot, accepted)
+}
+
+#[cold]
+fn unregistered(world: &World, archetype: &hecs::Archetype, type_id: std::any::TypeId) -> Error {
+    let registry = &world.snapshot;
+    let beside: Vec<&str> = archetype
+        .component_types()
+        .filter_map(|t| registry.index_of(t).map(|i| registry.components[i].name))
+        .collect();
+    let entity = archetype.ids().first().and_then(|&id| {
+        world
+            .ecs()
+            .iter()
+            .map(|e| e.entity())
+            .find(|e| e.id() == id)
+    });
+    Error::invalid_argument(
+        events::SNAPSHOT_UNREGISTERED_COMPONENT,
+        "component",
+        format!("{type_id:?}"),
+        "a component type registered on the world (World::register_hashed_as)",
+    )
+    .with_detail(format!(
+        "held by {} entities (first {}) beside [{}]; a snapshot would lose it: register it, or keep it out of the simulated world",
+        archetype.len(),
+        entity.map_or_else(|| "?".to_owned(), |e| describe_entity(e.to_bits().get())),
+        beside.join(", ")
+    ))
+}
+
+impl World {
+    /// Checks that a snapshot of this world loses nothing: every component
+    /// type present on any entity is registered. A session calls it before
+    /// its first tick.
+    ///
+    /// # Errors
+    /// `snapshot/unregistered_component` (field `component`: the type's id;
+    /// detail: how many entities hold it, one of them, and the registered
+    /// components beside it).
+    pub fn check_snapshot_coverage(&self) -> Result<()> {
+        for archetype in self.ecs().archetypes() {
+            if archetype.is_empty() {
+                continue;
+            }
+            for type_id in archetype.component_types() {
+                if self.snapshot.index_of(type_id).is_none() {
+                    return Err(unregistered(self, archetype, type_id));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a piece of world state outside the entities to every snapshot
+    /// of this world (build rings after registering).
+    ///
+    /// # Errors
+    /// `snapshot/part_invalid` (field `part`) when `P` or its name is
+    /// already registered.
+    pub fn register_snapshot_part<P: SnapshotPart>(&mut self) -> Result<()> {
+        if self.snapshot.register_part::<P>() {
+            Ok(())
+        } else {
+            Err(Error::invalid_argument(
+                events::SNAPSHOT_PART_INVALID,
+                "part",
+                P::NAME,
+                "a part type and name not registered before",
+            ))
+        }
+    }
+
+    /// The names of the registered snapshot parts, in name order.
+    pub fn snapshot_parts(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.snapshot.parts.iter().map(|p| p.name)
+    }
+}

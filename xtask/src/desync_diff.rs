@@ -1,0 +1,159 @@
+//! `cargo xtask desync-diff A B`: compares two snapshot dumps
+//! (`laige_sim::snapshot::WorldSnapshot::dump`, written by each peer of a
+//! desynced session) down to the component and the entity.
+//!
+//! The dump is text: `laige-snapshot 1`, `tick N`, `state_hash H`, one
+//! `type NAME H` line per per-type hash, then one `value NAME ENTITY H`
+//! line per component value, sorted.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, bail};
+
+/// One parsed dump.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Dump {
+    tick: u64,
+    state_hash: String,
+    types: Vec<(String, String)>,
+    values: BTreeMap<(String, String), String>,
+}
+
+fn parse(text: &str) -> anyhow::Result<Dump> {
+    let mut lines = text.lines().enumerate();
+    match lines.next() {
+        Some((_, "laige-snapshot 1")) => {}
+        other => bail!(
+            "line 1: expected `laige-snapshot 1`, found {:?}",
+            other.map(|(_, l)| l)
+        ),
+    }
+    let mut dump = Dump::default();
+    for (i, line) in lines {
+        let words: Vec<&str> = line.split(' ').collect();
+        let n = i + 1;
+        match words.as_slice() {
+            ["tick", t] => dump.tick = t.parse().with_context(|| format!("line {n}: tick"))?,
+            ["state_hash", h] => dump.state_hash = (*h).to_owned(),
+            ["type", name, h] => dump.types.push(((*name).to_owned(), (*h).to_owned())),
+            ["value", name, entity, h] => {
+                dump.values
+                    .insert(((*name).to_owned(), (*entity).to_owned()), (*h).to_owned());
+            }
+            _ => bail!("line {n}: not a dump line: {line:?}"),
+        }
+    }
+    Ok(dump)
+}
+
+/// The differences between two dumps, most specific first; empty when they
+/// agree.
+fn compare(a: &Dump, b: &Dump) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.tick != b.tick {
+        out.push(format!(
+            "the dumps hold different ticks ({} and {}): compare the same tick",
+            a.tick, b.tick
+        ));
+        return out;
+    }
+    if a.state_hash != b.state_hash {
+        out.push(format!(
+            "tick {}: state hash {} vs {}",
+            a.tick, a.state_hash, b.state_hash
+        ));
+    }
+    for ((name, ha), (_, hb)) in a.types.iter().zip(&b.types) {
+        if ha != hb {
+            out.push(format!("component {name}: per-type hash {ha} vs {hb}"));
+        }
+    }
+    for (key, ha) in &a.values {
+        match b.values.get(key) {
+            Some(hb) if hb == ha => {}
+            Some(hb) => out.push(format!(
+                "component {}, entity {}: value hash {ha} vs {hb}",
+                key.0, key.1
+            )),
+            None => out.push(format!(
+                "component {}, entity {}: only in the first dump",
+                key.0, key.1
+            )),
+        }
+    }
+    for key in b.values.keys().filter(|k| !a.values.contains_key(*k)) {
+        out.push(format!(
+            "component {}, entity {}: only in the second dump",
+            key.0, key.1
+        ));
+    }
+    out
+}
+
+/// The command: prints every difference; fails when there is one.
+pub fn run(a: &str, b: &str) -> anyhow::Result<()> {
+    let read = |p: &str| -> anyhow::Result<Dump> {
+        let text = std::fs::read_to_string(p).with_context(|| format!("reading {p}"))?;
+        parse(&text).with_context(|| format!("parsing {p}"))
+    };
+    let differences = compare(&read(a)?, &read(b)?);
+    if differences.is_empty() {
+        println!("desync-diff: the dumps agree");
+        return Ok(());
+    }
+    for d in &differences {
+        println!("{d}");
+    }
+    bail!("{} difference(s)", differences.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "laige-snapshot 1\ntick 61\nstate_hash 0x1\ntype test.avatar 0xa\ntype workload.position 0xb\nvalue test.avatar 64v1 0x10\nvalue test.avatar 65v1 0x11\nvalue workload.position 0v1 0x12\n";
+
+    #[test]
+    fn equal_dumps_agree() {
+        let a = parse(A).unwrap();
+        assert!(compare(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn a_differing_value_is_named_down_to_the_entity() {
+        let b = A
+            .replace("state_hash 0x1", "state_hash 0x2")
+            .replace("type test.avatar 0xa", "type test.avatar 0xc")
+            .replace("65v1 0x11", "65v1 0x99");
+        let d = compare(&parse(A).unwrap(), &parse(&b).unwrap());
+        assert_eq!(
+            d,
+            [
+                "tick 61: state hash 0x1 vs 0x2",
+                "component test.avatar: per-type hash 0xa vs 0xc",
+                "component test.avatar, entity 65v1: value hash 0x11 vs 0x99",
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_entities_and_other_ticks_are_named() {
+        let b = A.replace("value workload.position 0v1 0x12\n", "");
+        let d = compare(&parse(A).unwrap(), &parse(&b).unwrap());
+        assert_eq!(
+            d,
+            ["component workload.position, entity 0v1: only in the first dump"]
+        );
+        let c = A.replace("tick 61", "tick 62");
+        assert!(compare(&parse(A).unwrap(), &parse(&c).unwrap())[0].contains("different ticks"));
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_dump_is_refused_with_its_line() {
+        assert!(parse("hello").is_err());
+        let err = parse("laige-snapshot 1\ntick x\n").unwrap_err();
+        assert!(format!("{err:#}").contains("line 2"), "{err:#}");
+        let err = parse("laige-snapshot 1\nbogus line\n").unwrap_err();
+        assert!(format!("{err:#}").contains("line 2"), "{err:#}");
+    }
+}
