@@ -64,6 +64,10 @@ fn test_targets(pred: impl Fn(&str, &str) -> bool) -> Vec<(String, String)> {
     out
 }
 
+/// The examples of `crates/laige-engine/examples` that `cargo xtask test`
+/// runs (every one of them: the test below keeps the list complete).
+pub const ENGINE_EXAMPLES: [&str; 3] = ["pong", "record_replay", "headless_server"];
+
 /// The first line of a test file's `//!` doc comment (what it checks).
 fn test_summary(pkg: &str, test: &str) -> String {
     let path = root()
@@ -93,6 +97,16 @@ pub fn test() -> anyhow::Result<()> {
     c.args(["test", "--workspace", "--doc"]);
     if !step("cargo test --workspace --doc", c)? {
         failed.push("doc tests".to_owned());
+    }
+
+    // 1b. The engine's examples, each run to completion (headless: they
+    //     bound their own runs and exit 0 only when their checks hold).
+    for example in ENGINE_EXAMPLES {
+        let mut c = cargo();
+        c.args(["run", "-p", "laige-engine", "--example", example]);
+        if !step(&format!("example {example}"), c)? {
+            failed.push(format!("example {example}"));
+        }
     }
 
     // The `trace` feature's spans: compiled, linted and checked (the
@@ -223,4 +237,28 @@ pub fn bench(args: &[String]) -> anyhow::Result<()> {
         bail!("bench failed (a budget was exceeded or the run failed)");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_engine_example_is_run_by_the_test_command() {
+        let dir = root().join("crates/laige-engine/examples");
+        let mut found: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                name.strip_suffix(".rs").map(str::to_owned)
+            })
+            .collect();
+        found.sort();
+        let mut listed: Vec<String> = ENGINE_EXAMPLES.iter().map(|s| (*s).to_owned()).collect();
+        listed.sort();
+        assert_eq!(
+            found, listed,
+            "crates/laige-engine/examples vs ENGINE_EXAMPLES"
+        );
+    }
 }

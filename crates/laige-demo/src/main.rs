@@ -60,7 +60,6 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
         Some(path) => EngineConfig::from_toml_file(path)?,
         None => EngineConfig::default(),
     };
-    laige_engine::core::diag::init_subscriber(&config.log.subscriber_config())?;
     let entities = args.entities.unwrap_or(10_000);
     if let Some(path) = &args.replay {
         return play_back(path, &config, entities, args.quiet);

@@ -197,6 +197,16 @@ impl Engine<NoGame> {
 }
 
 impl<G: Game> Engine<G> {
+    /// Installs the `[log]` subscriber when the options ask for it (see
+    /// [`EngineOptions::install_log_subscriber`]); one already installed
+    /// stays.
+    pub(crate) fn install_log_subscriber(&self) -> Result<()> {
+        if self.parts.options.install_log_subscriber {
+            laige_core::diag::init_subscriber(&self.parts.config.log.subscriber_config())?;
+        }
+        Ok(())
+    }
+
     /// The validated configuration.
     #[must_use]
     pub fn config(&self) -> &EngineConfig {

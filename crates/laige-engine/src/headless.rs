@@ -45,6 +45,7 @@ impl<G: Game> Engine<G> {
     /// headless GL context. Everything after the start ends in the ordered
     /// shutdown and is reported in [`RunReport::exit`].
     pub fn run_headless(mut self, limit: RunLimit) -> Result<RunReport> {
+        self.install_log_subscriber()?;
         if let Some(path) = self.parts.record.take() {
             return crate::record::run_recorded(self.parts, &path, |e| e.run_headless_now(limit));
         }

@@ -91,6 +91,12 @@ pub struct EngineOptions {
     pub pacing: Pacing,
     /// Headless rendering (default [`HeadlessRender::Off`]).
     pub headless_render: HeadlessRender,
+    /// Install laige's log subscriber from the config's `[log]` section
+    /// when the run starts (default `true`). A process-wide subscriber
+    /// that is already installed — the game's own, or an earlier run's —
+    /// is kept either way; set `false` for a game that installs its own
+    /// later.
+    pub install_log_subscriber: bool,
     /// Install the stop-signal handler and end the run in order on
     /// SIGINT, SIGTERM and SIGHUP (default true; see [`crate::interrupt`]).
     pub handle_ctrl_c: bool,
@@ -141,6 +147,7 @@ impl Default for EngineOptions {
         Self {
             pacing: Pacing::default(),
             headless_render: HeadlessRender::default(),
+            install_log_subscriber: true,
             handle_ctrl_c: true,
             render_stop_timeout: DEFAULT_RENDER_STOP_TIMEOUT,
             profiler: ProfilerConfig {

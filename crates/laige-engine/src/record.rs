@@ -700,6 +700,7 @@ impl<G: Game> crate::Engine<G> {
     /// record that does not decode, or whatever
     /// [`run_headless`](Self::run_headless) returns before its start.
     pub fn replay(self, path: impl AsRef<Path>) -> Result<ReplayReport> {
+        self.install_log_subscriber()?;
         let prefix = Replay::read_prefix(path)?;
         let torn = prefix.is_torn();
         let (replay, damage) = match prefix.damage {

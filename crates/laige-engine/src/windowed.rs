@@ -65,6 +65,7 @@ impl<G: Game> Engine<G> {
     /// (`engine/window_failed`, Unsupported), no window or GL 3.3 context,
     /// the event loop refusing to start.
     pub fn run_windowed(mut self, limit: RunLimit) -> Result<RunReport> {
+        self.install_log_subscriber()?;
         if let Some(path) = self.parts.record.take() {
             return crate::record::run_recorded(self.parts, &path, |e| e.run_windowed_now(limit));
         }

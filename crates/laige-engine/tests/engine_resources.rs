@@ -53,3 +53,14 @@ fn the_seeded_rng_is_a_hashed_engine_resource_on_both_backends() {
         assert_ne!(run(1, true, backend), run(1, false, backend));
     }
 }
+
+/// The `[log]` section takes effect without the game installing a
+/// subscriber: after a run, a process-wide subscriber exists (a second
+/// install reports it as already there).
+#[test]
+fn a_run_installs_the_configured_log_subscriber() {
+    use laige_engine::core::diag::{self, SubscriberInit};
+    run(3, false, MathBackend::FixedPoint16_16);
+    let again = diag::init_subscriber(&EngineConfig::default().log.subscriber_config()).unwrap();
+    assert_eq!(again, SubscriberInit::AlreadyInstalled);
+}
