@@ -84,7 +84,22 @@ pub fn wait_with_output(child: Child, limit: Duration) -> (ExitStatus, String, S
             // SAFETY: as in `kill`; the waiting thread has not reaped the
             // child (it would have sent its output).
             unsafe { libc::kill(pid, libc::SIGKILL) };
-            panic!("the demo (pid {pid}) did not exit within {limit:?}");
+            // What it printed before it was killed: where it hung.
+            let printed = rx
+                .recv_timeout(Duration::from_secs(5))
+                .ok()
+                .and_then(Result::ok)
+                .map_or_else(
+                    || "(no output)".to_owned(),
+                    |out| {
+                        format!(
+                            "--- stdout\n{}\n--- stderr\n{}",
+                            String::from_utf8_lossy(&out.stdout),
+                            String::from_utf8_lossy(&out.stderr)
+                        )
+                    },
+                );
+            panic!("the demo (pid {pid}) did not exit within {limit:?}\n{printed}");
         }
     }
 }
