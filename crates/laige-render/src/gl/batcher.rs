@@ -8,9 +8,11 @@
 //! world on layer 0); within a layer, input order (later sprites draw on
 //! top). A batch is a run of consecutive *visible* sprites with the same
 //! texture and [`Space`]. Culled sprites never break a run, so a scene
-//! grouped by texture draws in one call per texture group. A frame whose
-//! sprites are all on one layer skips the layer sort (one comparison per
-//! sprite); otherwise a stable counting sort over the 256 layers, O(n).
+//! grouped by texture draws in one call per texture group. One pass cuts
+//! the visible sprites into runs of equal texture, space and layer while it
+//! builds their instances; a frame whose runs already rise in layer (one
+//! layer, or a HUD after the world) is not sorted, otherwise a stable
+//! counting sort over the 256 layers moves whole runs, O(n).
 //!
 //! Steady state allocates nothing: [`SpriteBatcher::build`] reuses its
 //! buffers, which grow only when a frame has more sprites (or more batches)
