@@ -94,7 +94,6 @@ mod profiler;
 pub mod replay;
 pub mod resources;
 mod rng;
-#[doc = include_str!("snapshot/contract.md")]
 pub mod snapshot;
 mod state_hash;
 mod system;

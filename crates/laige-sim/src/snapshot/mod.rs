@@ -1,5 +1,7 @@
 //! Whole-world snapshots: [`SnapshotRing`], [`WorldSnapshot`],
 //! [`SnapshotPart`], the coverage check and the difference report.
+//!
+#![doc = include_str!("contract.md")]
 
 mod parts;
 mod registry;
