@@ -65,19 +65,24 @@ struct Plan {
     dump_dir: Option<std::path::PathBuf>,
 }
 
-fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult {
-    let (config, until) = (plan.config, plan.until);
-    let vanish_at = plan.vanish_at.filter(|_| me == 1);
-    let addr = |i: usize| SocketAddr::from(([127, 0, 0, 1], ports[i]));
-    let seats: Vec<Seat> = (0..2)
+/// The seats of player `me` of two on loopback: itself local, the other
+/// remote at its port.
+fn player_seats(me: usize, ports: [u16; 2]) -> Vec<Seat> {
+    (0..2)
         .map(|i| {
             if i == me {
                 Seat::Local
             } else {
-                Seat::Remote(addr(i))
+                Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[i])))
             }
         })
-        .collect();
+        .collect()
+}
+
+fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult {
+    let (config, until) = (plan.config, plan.until);
+    let vanish_at = plan.vanish_at.filter(|_| me == 1);
+    let seats = player_seats(me, ports);
     let socket = FaultySocket::new(
         UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap(),
         if plan.faults {
@@ -278,15 +283,7 @@ fn a_spectator_simulates_the_confirmed_ticks_the_players_agree_on() {
     let players: Vec<_> = (0..2)
         .map(|me| {
             std::thread::spawn(move || {
-                let mut seats: Vec<Seat> = (0..2)
-                    .map(|i| {
-                        if i == me {
-                            Seat::Local
-                        } else {
-                            Seat::Remote(addr(i))
-                        }
-                    })
-                    .collect();
+                let mut seats = player_seats(me, [ports[0], ports[1]]);
                 if me == 0 {
                     seats.push(Seat::Spectator(addr(2)));
                 }
