@@ -9,6 +9,9 @@
 //!             [--budgets FILE] [--no-fail] [FILTER...]
 //! ```
 //!
+//! (`laige-bench --help` says what each option does; `--version` prints the
+//! version.)
+//!
 //! Each area (`math`, `diag`, ...) records named metrics, and a progress
 //! line as each area finishes (`[k/N] area: s, elapsed s`); the report is
 //! printed as a table, written as JSON (`--out`, default
@@ -18,7 +21,8 @@
 //! FILE` compares against a previous JSON report: the table gains the
 //! baseline's column, the figures that changed beyond noise are listed,
 //! and the SVG shows the baseline's bars.
-//! Exit code 1 when a budget fails (unless `--no-fail`), 2 on bad usage.
+//! Exit code 1 when a budget fails (unless `--no-fail`), 2 on bad usage (a
+//! short message that ends with "try '--help'") or an unreadable file.
 
 #![allow(clippy::print_stdout, reason = "a benchmark binary prints its report")]
 #![allow(clippy::print_stderr, reason = "progress lines go to stderr")]
@@ -27,54 +31,45 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
+use clap::Parser;
 use laige_bench::AREAS;
 use laige_bench::harness::{self, Bench, Budgets, Report, Verdict};
 use laige_bench::report;
 
+/// laige's benchmarks: each area's figures beside reference implementations,
+/// checked against the budgets file.
+#[derive(Debug, Parser)]
+#[command(name = "laige-bench", version, about, long_about = None)]
 struct Args {
+    /// Shorter runs (fewer samples): a smoke check, not figures to quote.
+    #[arg(long)]
     quick: bool,
+    /// Where the JSON report goes.
+    #[arg(long, value_name = "FILE", default_value = "target/bench-report.json")]
     out: PathBuf,
+    /// Where the SVG report goes [default: the JSON's path with `.svg`].
+    #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// A previous JSON report to compare against: the table gains its column
+    /// and the figures that changed beyond noise are listed.
+    #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
+    /// The budgets to check the figures against.
+    #[arg(long, value_name = "FILE", default_value = "budgets.json")]
     budgets: PathBuf,
+    /// Exit 0 even when a budget fails (the report still says which).
+    #[arg(long)]
     no_fail: bool,
+    /// Run only the areas (diag, engine, math, net, sim, sprites,
+    /// render_pipeline) whose name contains one of these, or that a filter
+    /// names the start of (e.g. `math.sqrt`).
+    #[arg(value_name = "FILTER")]
     filter: Vec<String>,
 }
 
-fn parse_args() -> anyhow::Result<Args> {
-    let mut args = Args {
-        quick: false,
-        out: PathBuf::from("target/bench-report.json"),
-        svg: None,
-        baseline: None,
-        budgets: PathBuf::from("budgets.json"),
-        no_fail: false,
-        filter: Vec::new(),
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--quick" => args.quick = true,
-            "--no-fail" => args.no_fail = true,
-            "--out" => args.out = it.next().context("--out needs a FILE")?.into(),
-            "--budgets" => args.budgets = it.next().context("--budgets needs a FILE")?.into(),
-            "--svg" => args.svg = Some(it.next().context("--svg needs a FILE")?.into()),
-            "--baseline" => {
-                args.baseline = Some(it.next().context("--baseline needs a FILE")?.into());
-            }
-            s if s.starts_with("--") => bail!(
-                "unknown option {s}; accepted: --quick --out FILE --svg FILE --baseline FILE \
-                 --budgets FILE --no-fail"
-            ),
-            _ => args.filter.push(a),
-        }
-    }
-    Ok(args)
-}
-
 fn run() -> anyhow::Result<bool> {
-    let args = parse_args()?;
+    let args = Args::parse();
     let budgets_text = std::fs::read_to_string(&args.budgets)
         .with_context(|| format!("reading budgets {}", args.budgets.display()))?;
     let budgets: Budgets = serde_json::from_str(&budgets_text)
@@ -202,6 +197,54 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("laige-bench: {e:#}");
             ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_take_both_spellings_and_filters() {
+        let a = Args::try_parse_from([
+            "laige-bench",
+            "--quick",
+            "--out=x.json",
+            "--baseline",
+            "old.json",
+            "math",
+            "sim",
+        ])
+        .expect("valid command line");
+        assert!(a.quick);
+        assert!(!a.no_fail);
+        assert_eq!(a.out, PathBuf::from("x.json"));
+        assert_eq!(a.baseline, Some(PathBuf::from("old.json")));
+        assert_eq!(a.budgets, PathBuf::from("budgets.json"));
+        assert_eq!(a.filter, ["math", "sim"]);
+    }
+
+    #[test]
+    fn a_bad_option_is_a_short_usage_error() {
+        let e = Args::try_parse_from(["laige-bench", "--quik"]).expect_err("unknown option");
+        assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument);
+        let text = e.render().to_string();
+        assert!(text.contains("--quik"), "{text}");
+        assert!(text.contains("--help"), "{text}");
+        assert!(text.lines().count() < 8, "{text}");
+        let e = Args::try_parse_from(["laige-bench", "--out"]).expect_err("missing value");
+        assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue);
+    }
+
+    #[test]
+    fn help_and_version_are_answers_not_runs() {
+        for (flag, kind) in [
+            ("--help", clap::error::ErrorKind::DisplayHelp),
+            ("--version", clap::error::ErrorKind::DisplayVersion),
+        ] {
+            let e = Args::try_parse_from(["laige-bench", flag]).expect_err(flag);
+            assert_eq!(e.kind(), kind, "{flag}");
         }
     }
 }
