@@ -43,6 +43,11 @@ enum Task {
     /// The benchmarks in release, checked against budgets.json; the
     /// arguments go to laige-bench (`cargo xtask bench -- --help` lists them).
     Bench {
+        /// Build the bench with the `trace` feature (the spans compiled in, no
+        /// subscriber): compare with `--baseline` against a default build's
+        /// report to see what the spans cost.
+        #[arg(long)]
+        trace: bool,
         /// laige-bench's arguments: `--quick`, `--baseline FILE` (compare with
         /// a previous target/bench-report.json), area filters, ...
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -92,7 +97,7 @@ fn main() -> ExitCode {
     let result = match &cli.task {
         Task::Test => run::test(),
         Task::Ci => run::ci(),
-        Task::Bench { args } => run::bench(args),
+        Task::Bench { trace, args } => run::bench(*trace, args),
         Task::Detcheck(args) => detcheck::run(args),
         Task::Lint(args) => lint::run(args),
         Task::Package { allow_dirty } => package::run_package(*allow_dirty),
@@ -156,10 +161,18 @@ mod cli_tests {
         let names: Vec<&str> = a.builds.unwrap().iter().map(|b| b.name).collect();
         assert!(a.quick && names == ["debug", "release"]);
         let cli = Cli::try_parse_from(["xtask", "bench", "--quick", "sprites"]).expect("bench");
-        let Task::Bench { args } = cli.task else {
+        let Task::Bench { trace, args } = cli.task else {
             panic!("not bench");
         };
+        assert!(!trace);
         assert_eq!(args, ["--quick", "sprites"]);
+        let cli = Cli::try_parse_from(["xtask", "bench", "--trace", "--baseline=b.json", "sim"])
+            .expect("bench --trace");
+        let Task::Bench { trace, args } = cli.task else {
+            panic!("not bench");
+        };
+        assert!(trace);
+        assert_eq!(args, ["--baseline=b.json", "sim"]);
         let e = Cli::try_parse_from(["xtask", "detcheck", "--builds", "nope"]).expect_err("nope");
         assert!(e.to_string().contains("accepted: debug"), "{e}");
     }

@@ -228,9 +228,13 @@ pub fn ci() -> anyhow::Result<()> {
 }
 
 /// `cargo xtask bench`: build and run `laige-bench` in release.
-pub fn bench(args: &[String]) -> anyhow::Result<()> {
+pub fn bench(trace: bool, args: &[String]) -> anyhow::Result<()> {
     let mut c = cargo();
-    c.args(["run", "--release", "--quiet", "-p", "laige-bench", "--"]);
+    c.args(["run", "--release", "--quiet", "-p", "laige-bench"]);
+    if trace {
+        c.args(["--features", "trace"]);
+    }
+    c.arg("--");
     c.args(args);
     let status = c.status().context("starting laige-bench")?;
     if !status.success() {
