@@ -415,6 +415,8 @@ fn draw_cdf<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .x_desc("lateness after the deadline (µs, log; under 1 µs drawn at 1 µs)")
+        .x_labels(10)
+        .x_label_formatter(&|v| axis_label(*v))
         .y_desc("share of frames")
         .draw()
         .map_err(err)?;
@@ -508,6 +510,8 @@ fn draw_histogram<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .x_desc("tick time (ms, log)")
+        .x_labels(10)
+        .x_label_formatter(&|v| axis_label(*v))
         .y_desc("ticks")
         .draw()
         .map_err(err)?;
@@ -551,6 +555,22 @@ fn draw_histogram<DB: DrawingBackend>(
             .map_err(err)?;
     }
     Ok(())
+}
+
+/// A log axis' tick label in at most three significant digits (the axis'
+/// own key points are products like 0.1 × 3 = 0.30000000000000004).
+fn axis_label(v: f64) -> String {
+    let digits = if v >= 100.0 {
+        0
+    } else {
+        (2.0 - v.abs().log10().floor()).clamp(0.0, 9.0) as usize
+    };
+    let text = format!("{v:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text
+    }
 }
 
 #[cfg(test)]
@@ -684,5 +704,16 @@ mod tests {
         ] {
             assert!(svg.contains(needle), "{needle} missing");
         }
+    }
+
+    #[test]
+    fn axis_labels_are_short() {
+        assert_eq!(axis_label(0.1 * 3.0), "0.3");
+        assert_eq!(axis_label(0.7000000000000001), "0.7");
+        assert_eq!(axis_label(1.0), "1");
+        assert_eq!(axis_label(2.5), "2.5");
+        assert_eq!(axis_label(0.05), "0.05");
+        assert_eq!(axis_label(3000.0), "3000");
+        assert_eq!(axis_label(40.0), "40");
     }
 }
