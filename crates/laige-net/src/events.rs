@@ -19,7 +19,9 @@ pub const NETWORK_INTERRUPTED: EventId = EventId::new("net", "network_interrupte
 /// field `peer`.
 pub const NETWORK_RESUMED: EventId = EventId::new("net", "network_resumed");
 /// `net/disconnected` (Warn): a peer timed out or left; field `peer`. The
-/// session ends with [`NetEnd::Disconnected`](crate::NetEnd) (exit code 10).
+/// session ends with [`NetEnd::Disconnected`](crate::NetEnd) (exit code 10),
+/// unless the peer was a spectator (field `spectator = true`): the players
+/// play on.
 pub const DISCONNECTED: EventId = EventId::new("net", "disconnected");
 /// `net/desync` (Error): two peers' checksums of one confirmed tick differ;
 /// fields `tick`, `peer`, `components` (the per-type hash lines that
