@@ -568,6 +568,7 @@ impl<C: MonotonicClock> Session<C> {
             if net.report().end.is_none() {
                 net.linger(NET_LINGER);
             }
+            net.finish();
             net.report()
         });
         if self.game_loop.state() != LoopState::Shutdown {

@@ -26,6 +26,10 @@ pub trait TickDriver {
     /// Keeps answering the peers for up to `time` without simulating (see
     /// [`NetDriver::linger`]).
     fn linger(&mut self, time: Duration);
+
+    /// Ends the session record, if one is written
+    /// ([`NetDriver::finish_record`]; a failure is logged there).
+    fn finish(&mut self) {}
 }
 
 impl<I: PlayerInput> TickDriver for NetDriver<I> {
@@ -43,6 +47,10 @@ impl<I: PlayerInput> TickDriver for NetDriver<I> {
 
     fn linger(&mut self, time: Duration) {
         NetDriver::linger(self, time);
+    }
+
+    fn finish(&mut self) {
+        let _ = self.finish_record();
     }
 }
 

@@ -34,6 +34,9 @@ pub const SYNC_TEST_MISMATCH: EventId = EventId::new("net", "sync_test_mismatch"
 /// `net/sync_timeout` (Error): the peers did not synchronize within
 /// `NetConfig::sync_timeout`; the session ends with exit code 12.
 pub const SYNC_TIMEOUT: EventId = EventId::new("net", "sync_timeout");
+/// `net/record_failed` (Error): writing the session record failed (field
+/// `error`); the session plays on unrecorded.
+pub const RECORD_FAILED: EventId = EventId::new("net", "record_failed");
 /// `net/prediction_stall` (Debug, rate-limited): the local tick waits
 /// because a remote peer is a prediction window behind.
 pub const PREDICTION_STALL: EventId = EventId::new("net", "prediction_stall");

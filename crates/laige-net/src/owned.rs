@@ -90,6 +90,32 @@ impl<I: PlayerInput> NetSession<I> {
         self.driver.dump_desyncs_to(prefix);
     }
 
+    /// Records the session from its start ([`NetDriver::record_to`]).
+    ///
+    /// # Errors
+    /// As [`NetDriver::record_to`].
+    pub fn record_to(
+        &mut self,
+        out: impl std::io::Write + 'static,
+        header: laige_sim::replay::ReplayHeader,
+    ) -> Result<()> {
+        self.driver.record_to(out, header, &self.world)
+    }
+
+    /// Ends the session record ([`NetDriver::finish_record`]).
+    ///
+    /// # Errors
+    /// As [`NetDriver::finish_record`].
+    pub fn finish_record(&mut self) -> Result<()> {
+        self.driver.finish_record()
+    }
+
+    /// Answers the peers for up to `time` without simulating
+    /// ([`NetDriver::linger`]).
+    pub fn linger(&mut self, time: std::time::Duration) {
+        self.driver.linger(time);
+    }
+
     /// The world (read).
     #[must_use]
     pub fn world(&self) -> &World {

@@ -11,11 +11,13 @@ use ggrs::{
 };
 use laige_core::{Error, ErrorCode, Result, event};
 use laige_sim::input::InputQueue;
+use laige_sim::replay::ReplayHeader;
 use laige_sim::snapshot::{SnapshotRing, WorldSnapshot};
 use laige_sim::{SystemSchedule, World};
 
 use crate::events;
 use crate::input::{MAX_PLAYERS, PlayerInput, PlayerInputs};
+use crate::record::{self, SessionRecorder};
 
 /// GGRS's compile-time configuration for a game's input type: the state
 /// GGRS keeps per saved frame is only the ring slot (`u32`); the snapshot
@@ -247,6 +249,12 @@ pub struct NetDriver<I: PlayerInput> {
     local_events: InputQueue,
     /// The spectators this peer serves: one that leaves ends nothing.
     spectators: Vec<SocketAddr>,
+    /// The session record ([`record_to`](Self::record_to)).
+    recorder: Option<SessionRecorder>,
+    /// The inputs of each tick's last simulation, by `tick % len`.
+    last_inputs: Vec<(u64, PlayerInputs<I>)>,
+    /// One input record's bytes (reused).
+    record_buf: Vec<u8>,
     /// Ring slots GGRS saves into; the one after them is a sync test's
     /// scratch slot for re-saves.
     save_slots: usize,
@@ -294,10 +302,7 @@ impl<I: PlayerInput> NetDriver<I> {
     }
 
     fn build(world: &mut World, config: NetConfig, kind: Kind<I>) -> Result<Self> {
-        world.register_hashed_as::<PlayerInputs<I>>("net.player_inputs")?;
-        let inputs_entity = world
-            .ecs_mut()
-            .spawn((PlayerInputs::<I>::new(config.players),));
+        let inputs_entity = install_inputs::<I>(world, config.players)?;
         world.check_snapshot_coverage()?;
         let save_slots = config.max_prediction.max(1) + 2;
         let ring = SnapshotRing::new(world, save_slots + 1)?;
@@ -307,6 +312,9 @@ impl<I: PlayerInput> NetDriver<I> {
             ring,
             local_events,
             spectators: Vec::new(),
+            recorder: None,
+            last_inputs: vec![(u64::MAX, PlayerInputs::new(config.players)); save_slots + 1],
+            record_buf: Vec::with_capacity(1 + MAX_PLAYERS * 64),
             save_slots,
             inputs_entity,
             local_input: I::default(),
@@ -442,6 +450,56 @@ impl<I: PlayerInput> NetDriver<I> {
                 check_distance,
             },
         )
+    }
+
+    /// Records the session from here on: every confirmed tick's inputs of
+    /// all players and the state hash after it, in laige-sim's replay
+    /// format under `header` (the caller's backend, seed and config
+    /// hash), written to `out` as ticks become final. Call it before the
+    /// first tick, with the session's world. [`crate::replay_session`]
+    /// re-runs the record offline.
+    ///
+    /// # Errors
+    /// `net/config_invalid` after the first tick; the recorder's own
+    /// (`replay/header_invalid`, `replay/io_failed`).
+    pub fn record_to(
+        &mut self,
+        out: impl std::io::Write + 'static,
+        header: ReplayHeader,
+        world: &World,
+    ) -> Result<()> {
+        if world.tick() != 0 {
+            return Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                "world.tick",
+                world.tick(),
+                "0 (record a session from its start)",
+            ));
+        }
+        let mut recorder = SessionRecorder::new(Box::new(out), header)?;
+        recorder.record_hash(0, world.state_hash())?;
+        self.recorder = Some(recorder);
+        Ok(())
+    }
+
+    /// Ends the session record (its end record, flushed): the ticks
+    /// confirmed so far are in it. Nothing without a record.
+    ///
+    /// # Errors
+    /// The recorder's (`replay/io_failed`); also logged as
+    /// `net/record_failed`.
+    pub fn finish_record(&mut self) -> Result<()> {
+        let Some(recorder) = self.recorder.take() else {
+            return Ok(());
+        };
+        recorder
+            .finish()
+            .and_then(|mut out| {
+                out.flush().map_err(|e| {
+                    Error::new(ErrorCode::Io, events::RECORD_FAILED).with_detail(e.to_string())
+                })
+            })
+            .inspect_err(record::record_failed)
     }
 
     /// On a P2P desync, write the desynced tick's snapshot
@@ -651,10 +709,13 @@ impl<I: PlayerInput> NetDriver<I> {
                 self.stats.rolled_back_ticks += from.saturating_sub(world.tick());
             }
             GgrsRequest::AdvanceFrame { inputs } => {
+                let tick = world.tick();
                 if let Some(current) =
                     world.query_one_mut::<&mut PlayerInputs<I>>(self.inputs_entity)
                 {
                     current.set(&inputs);
+                    let n = self.last_inputs.len() as u64;
+                    self.last_inputs[usize::try_from(tick % n).unwrap_or(0)] = (tick, *current);
                 }
                 world.run_systems(schedule).map_err(NetEnd::SystemFailed)?;
                 if self.config.max_prediction == 0 {
@@ -677,6 +738,30 @@ impl<I: PlayerInput> NetDriver<I> {
         self.next_confirmed = tick + 1;
         if self.confirmed.len() < self.confirmed.capacity() {
             self.confirmed.push((tick, hash));
+        }
+        if tick > 0
+            && let Some(recorder) = &mut self.recorder
+        {
+            // The state at `tick` is final: the inputs of tick − 1 (its
+            // last simulation) made it.
+            let n = self.last_inputs.len() as u64;
+            let (at, inputs) = self.last_inputs[usize::try_from((tick - 1) % n).unwrap_or(0)];
+            let written = if at == tick - 1 {
+                record::encode(&inputs, &mut self.record_buf);
+                recorder
+                    .record_input_bytes(tick - 1, &self.record_buf)
+                    .and_then(|()| recorder.record_hash(tick, hash))
+            } else {
+                Err(
+                    Error::new(ErrorCode::InvalidState, events::RECORD_FAILED).with_detail(
+                        format!("the inputs of tick {} are no longer kept", tick - 1),
+                    ),
+                )
+            };
+            if let Err(err) = written {
+                record::record_failed(&err);
+                self.recorder = None;
+            }
         }
     }
 
@@ -839,6 +924,20 @@ impl<I: PlayerInput> NetDriver<I> {
             self.end = Some(end);
         }
     }
+}
+
+/// Registers [`PlayerInputs`] (`net.player_inputs`) on `world` and spawns
+/// the entity that holds them for `players` players (a session's, and a
+/// session record's playback).
+///
+/// # Errors
+/// The registration's (a name or type already registered otherwise).
+pub(crate) fn install_inputs<I: PlayerInput>(
+    world: &mut World,
+    players: usize,
+) -> Result<hecs::Entity> {
+    world.register_hashed_as::<PlayerInputs<I>>("net.player_inputs")?;
+    Ok(world.ecs_mut().spawn((PlayerInputs::<I>::new(players),)))
 }
 
 /// The checksum GGRS exchanges: the state hash in the low 64 bits; in the
