@@ -233,6 +233,7 @@ impl<C: MonotonicClock> Session<C> {
         allow(
             clippy::unnecessary_wraps,
             clippy::unused_self,
+            unused_variables,
             reason = "the net feature's"
         )
     )]
@@ -241,7 +242,6 @@ impl<C: MonotonicClock> Session<C> {
         if let Some(start) = start {
             self.net = Some(start(self.game_loop.world_mut()).map_err(setup_failed)?);
         }
-        let _ = start;
         Ok(())
     }
 
