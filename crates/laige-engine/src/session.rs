@@ -125,8 +125,8 @@ impl<G: Game, S: EngineScalar> LoopHooks for EngineHooks<'_, G, S> {
     ) -> Option<Result<laige_sim::DueTick>> {
         use laige_net::Advance;
         let net = self.net.as_deref_mut()?;
-        // GGRS allocates per request (its request list, its messages);
-        // the loop's zero-allocation window covers the systems only.
+        // A network tick is outside the loop's zero-allocation window:
+        // GGRS allocates every frame (its request list, its messages).
         #[cfg(debug_assertions)]
         let _ggrs = laige_core::alloc_watch::suspend();
         Some(net.advance(world, schedule).and_then(|advance| {
