@@ -339,7 +339,7 @@ fn the_demo_passes_a_sync_test_of_distance_7_on_both_backends() {
             "600",
             "--unpaced",
             "--entities",
-            "2000",
+            "200",
             "--quiet",
         ];
         if let Some(c) = &config {
