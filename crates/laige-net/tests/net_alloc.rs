@@ -12,13 +12,12 @@
 
 mod support;
 
-use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
 use laige_core::Fpx16_16;
 use laige_core::alloc_watch::{self, AllocCounts, CountingAlloc};
-use laige_net::{Advance, NetConfig, NetSession, Seat, TickPacer, UdpNonBlockingSocket};
-use support::{Steer, game, script_input};
+use laige_net::{Advance, NetConfig, NetSession, TickPacer, UdpNonBlockingSocket};
+use support::{Steer, free_port, game, player_seats, script_input};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::new();
@@ -82,25 +81,11 @@ fn a_sync_test_allocates_a_steady_amount_per_tick() {
 
 #[test]
 fn each_p2p_peer_allocates_a_steady_amount_per_tick() {
-    let ports = [0, 1].map(|_| {
-        UdpSocket::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port()
-    });
+    let ports = [free_port(), free_port()];
     let peers: Vec<_> = (0..2_usize)
         .map(|me| {
             std::thread::spawn(move || {
-                let seats: Vec<Seat> = (0..2)
-                    .map(|i| {
-                        if i == me {
-                            Seat::Local
-                        } else {
-                            Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[i])))
-                        }
-                    })
-                    .collect();
+                let seats = player_seats(me, ports);
                 let socket = UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap();
                 let config = NetConfig {
                     tick_rate_hz: 120,

@@ -9,15 +9,14 @@ mod support;
 
 use std::cell::RefCell;
 use std::io::Write;
-use std::net::{SocketAddr, UdpSocket};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use laige_core::{Fpx16_16, MathBackend};
 use laige_net::fault::{Faults, FaultySocket};
-use laige_net::{NetConfig, NetSession, Seat, TickPacer, UdpNonBlockingSocket, replay_session};
+use laige_net::{NetConfig, NetSession, TickPacer, UdpNonBlockingSocket, replay_session};
 use laige_sim::replay::{Replay, ReplayHeader};
-use support::{Steer, game, script_input};
+use support::{Steer, free_port, game, player_seats, script_input};
 
 /// A `Write` the test can read back after the session dropped its end.
 #[derive(Clone, Default)]
@@ -33,28 +32,12 @@ impl Write for Shared {
     }
 }
 
-fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 const TICKS: u64 = 360;
 
 /// Plays peer `me` until it confirmed `TICKS` (plus a margin for the
 /// other); returns its record and its rollbacks.
 fn peer(me: usize, ports: [u16; 2]) -> (Vec<u8>, u64) {
-    let seats: Vec<Seat> = (0..2)
-        .map(|i| {
-            if i == me {
-                Seat::Local
-            } else {
-                Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[i])))
-            }
-        })
-        .collect();
+    let seats = player_seats(me, ports);
     let faults = Faults {
         latency: Duration::from_millis(50),
         jitter: Duration::from_millis(20),
@@ -102,13 +85,18 @@ fn checkpoints(replay: &Replay) -> Vec<(u64, u64)> {
     replay.checkpoints().collect()
 }
 
-#[test]
-fn each_peers_record_replays_bit_for_bit_and_both_hold_the_same_hashes() {
+/// Both peers' records and rollbacks.
+fn play_pair() -> Vec<(Vec<u8>, u64)> {
     let ports = [free_port(), free_port()];
     let handles: Vec<_> = (0..2)
         .map(|me| std::thread::spawn(move || peer(me, ports)))
         .collect();
-    let results: Vec<(Vec<u8>, u64)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+#[test]
+fn each_peers_record_replays_bit_for_bit_and_both_hold_the_same_hashes() {
+    let results = play_pair();
     assert!(
         results.iter().map(|r| r.1).sum::<u64>() > 0,
         "no rollback: the record would prove less"
@@ -132,11 +120,7 @@ fn each_peers_record_replays_bit_for_bit_and_both_hold_the_same_hashes() {
 
 #[test]
 fn a_changed_game_diverges_from_the_record_at_its_first_changed_tick() {
-    let ports = [free_port(), free_port()];
-    let handles: Vec<_> = (0..2)
-        .map(|me| std::thread::spawn(move || peer(me, ports)))
-        .collect();
-    let results: Vec<(Vec<u8>, u64)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let results = play_pair();
     let replay = Replay::parse(&results[0].0).unwrap();
     let mut world = game::<Fpx16_16>(64, 2);
     world
