@@ -2,7 +2,7 @@
 //!
 //! `cargo xtask --help` lists the tasks and `cargo xtask TASK --help` each
 //! one's options (clap): `test`, `ci`, `bench`, `detcheck`, `lint`,
-//! `package`, `portability`, `desync-diff`.
+//! `package`, `portability`, `desync-diff`, `net-cross`.
 //!
 //! `ci` runs every step and reports every failure before exiting
 //! (`--keep-going` semantics, as Bevy's `tools/ci` does).
@@ -15,6 +15,7 @@ mod detcheck;
 mod detlint;
 mod edges;
 mod lint;
+mod net_cross;
 mod package;
 mod portability;
 mod run;
@@ -77,6 +78,10 @@ enum Task {
         /// The second dump.
         b: String,
     },
+    /// An x86_64 demo peer and an aarch64 one under QEMU play 1,260 ticks
+    /// over loopback and must agree on every confirmed tick's state hash
+    /// (also a step of `test`).
+    NetCross,
 }
 
 fn main() -> ExitCode {
@@ -103,6 +108,7 @@ fn main() -> ExitCode {
         Task::Package { allow_dirty } => package::run_package(*allow_dirty),
         Task::Portability => portability::run(),
         Task::DesyncDiff { a, b } => desync_diff::run(a, b),
+        Task::NetCross => net_cross::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

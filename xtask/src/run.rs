@@ -189,6 +189,14 @@ pub fn test() -> anyhow::Result<()> {
         failed.push("lint".to_owned());
     }
 
+    // 4b. Two machines, one simulation: an x86_64 and an aarch64 (QEMU)
+    //     demo peer over loopback agree on every confirmed tick.
+    println!("\n==> net-cross (x86_64 vs aarch64 demo peers)");
+    if let Err(e) = crate::net_cross::run() {
+        println!("<== net-cross: FAILED: {e:#}");
+        failed.push("net-cross".to_owned());
+    }
+
     // 5. detcheck: the full build matrix, both backends, known answers
     //    (CI runs the full matrix on every push).
     println!("\n==> detcheck (full matrix)");

@@ -1,41 +1,15 @@
-//! The demo's command line: a flat list of flags, parsed by hand (one
-//! `match` arm per flag, so adding one is one arm and one field).
+//! The demo's command line (clap derive): every flag with its own help
+//! (`--help`), `--version`, `--flag=value` or `--flag value`, and a usage
+//! error that names the bad argument in two lines and ends with "try
+//! '--help'" (exit code 2).
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
-/// `laige-demo --help`.
-pub const USAGE: &str = "\
-laige-demo: a swarm of sprites around a moving attractor, on laige-engine
+use clap::{Parser, ValueEnum};
 
-usage: laige-demo [OPTIONS]
-
-  (no option)            headless: a scripted 5-second session, paced at the
-                         frame rate, with progress lines and a final report
-  --window               open a window (mouse: attractor; Space: pause;
-                         S or Right: step; B/D: spawn/despawn a burst;
-                         I: interpolation on/off; Esc or Q: quit)
-  --config FILE          load the engine config (TOML; see the laige-engine crate docs)
-  --seconds N            run N seconds (headless default 5; windowed: until closed)
-  --frames N             run exactly N frames instead
-  --entities N           sprites at the start (default 10000)
-  --unpaced              headless: run as fast as possible on virtual time
-  --gl                   headless: render every frame through the GL pipeline
-                         on an offscreen (EGL) context
-  --screenshot FILE      write a rendered frame to FILE (binary PPM)
-  --screenshot-frame N   the frame to capture (default 30)
-  --close-after-frames N windowed: request the window's close after N frames
-  --quiet                no progress lines
-  --profile              print the profiler's report (tick, frame, per system)
-  --mark-startup         print `laige-demo: first tick` and
-                         `laige-demo: first frame presented` when they happen
-  --record FILE          record the run as a replay (identity, every tick's
-                         input, the state hash after every tick)
-  --replay FILE          play FILE back headless and unpaced, comparing the
-                         state hash after every tick; the backend and seed
-                         come from the replay (use the same --config and
-                         --entities as the recording)
-  -h, --help             this text
-
+/// The exit codes, printed after the options by `--help`.
+pub const EXIT_CODES: &str = "\
 exit codes: 0 done, 1 setup failed (also: an unreadable, damaged or
 mismatched replay), 2 bad usage, 3 a system failed or the recording
 could not be written (a full disk: the file keeps its valid prefix),
@@ -43,44 +17,133 @@ could not be written (a full disk: the file keeps its valid prefix),
 5 the replay diverged or compared no state hash (the first differing
 tick is printed), 6 the replay file is torn (it ends early; its valid
 prefix was verified: \"torn after tick N; verified ticks 0..M\"),
+10 a network peer disconnected or timed out, 11 a desync (network peers'
+state hashes differ, or --synctest re-simulated a tick differently),
+12 the network peers did not synchronize in time,
 130 / 143 / 129 stopped by SIGINT (Ctrl-C) / SIGTERM / SIGHUP (a second
 one exits at once); a recording ends complete in each of these";
 
-/// The parsed command line.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Which side of a network session this process is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum NetMode {
+    /// Player 0: waits on --port for the other players (and spectators),
+    /// then plays.
+    Host,
+    /// A player joining the host at ADDR (from --port, or any free port).
+    Join,
+    /// Watches the host at ADDR: simulates the players' confirmed inputs.
+    Spectate,
+}
+
+/// A swarm of sprites around moving attractors, on laige-engine.
+///
+/// Headless by default: a scripted 5-second session, paced at the frame
+/// rate, with progress lines and a final report. --window opens a window
+/// (mouse: attractor; Space: pause; S or Right: step; B/D: spawn/despawn
+/// a burst; I: interpolation on/off; Esc or Q: quit). With --net two to
+/// four processes play one swarm over UDP, each player steering their own
+/// attractor.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Parser)]
+#[command(name = "laige-demo", version, after_help = EXIT_CODES)]
 pub struct Args {
-    /// `--window`.
+    /// Open a window instead of the headless run.
+    #[arg(long, conflicts_with_all = ["unpaced", "gl"])]
     pub window: bool,
-    /// `--config FILE`.
+    /// Load the engine config (TOML; see the laige-engine crate docs).
+    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// `--seconds N`.
+    /// Run N seconds (headless default 5; windowed: until closed).
+    #[arg(long, value_name = "N", value_parser = at_least_1, conflicts_with_all = ["frames", "ticks"])]
     pub seconds: Option<u64>,
-    /// `--frames N`.
+    /// Run exactly N frames.
+    #[arg(long, value_name = "N", value_parser = at_least_1, conflicts_with = "ticks")]
     pub frames: Option<u64>,
-    /// `--entities N` (default 10 000).
+    /// Run until the simulation completed N ticks (a network run: its
+    /// peers' common length).
+    #[arg(long, value_name = "N", value_parser = at_least_1)]
+    pub ticks: Option<u64>,
+    /// Sprites at the start (default 10000).
+    #[arg(long, value_name = "N", value_parser = entity_count)]
     pub entities: Option<u32>,
-    /// `--unpaced`.
+    /// Headless: run as fast as possible on virtual time.
+    #[arg(long)]
     pub unpaced: bool,
-    /// `--gl`.
+    /// Headless: render every frame through the GL pipeline on an
+    /// offscreen (EGL) context.
+    #[arg(long)]
     pub gl: bool,
-    /// `--screenshot FILE`.
+    /// Write a rendered frame to FILE (binary PPM).
+    #[arg(long, value_name = "FILE")]
     pub screenshot: Option<PathBuf>,
-    /// `--screenshot-frame N`.
+    /// The frame to capture (default 30).
+    #[arg(long, value_name = "N", value_parser = at_least_1)]
     pub screenshot_frame: Option<u64>,
-    /// `--close-after-frames N`.
+    /// Windowed: request the window's close after N frames.
+    #[arg(long, value_name = "N", value_parser = at_least_1)]
     pub close_after_frames: Option<u64>,
-    /// `--quiet`.
+    /// No progress lines.
+    #[arg(long)]
     pub quiet: bool,
-    /// `--profile`.
+    /// Print the profiler's report (tick, frame, per system).
+    #[arg(long)]
     pub profile: bool,
-    /// `--mark-startup`.
+    /// Print `laige-demo: first tick` and `laige-demo: first frame
+    /// presented` when they happen.
+    #[arg(long)]
     pub mark_startup: bool,
-    /// `--record FILE`.
+    /// Record the run as a replay (identity, every tick's input, the state
+    /// hash after every tick).
+    #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
-    /// `--replay FILE`.
+    /// Play FILE back headless and unpaced, comparing the state hash after
+    /// every tick; the backend and seed come from the replay (use the same
+    /// --config and --entities as the recording).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["window", "record", "seconds", "frames", "ticks", "net", "synctest"])]
     pub replay: Option<PathBuf>,
-    /// `-h` / `--help`.
-    pub help: bool,
+    /// Play over the network: `host` (with --port and --players), `join
+    /// ADDR` or `spectate ADDR`.
+    #[arg(long, value_name = "MODE")]
+    pub net: Option<NetMode>,
+    /// The host's address (`--net join ADDR`, `--net spectate ADDR`).
+    #[arg(value_name = "ADDR", requires = "net")]
+    pub addr: Option<SocketAddr>,
+    /// The UDP port of this peer (the host's is required; a joiner's
+    /// default is any free port).
+    #[arg(long, value_name = "P")]
+    pub port: Option<u16>,
+    /// Players in the host's session, 2..=4 (default 2).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(2..=4))]
+    pub players: Option<u8>,
+    /// Spectators the host waits for before the game starts (default 0).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=4))]
+    pub spectators: Option<u8>,
+    /// Ticks a peer may simulate ahead of the confirmed inputs, 0..=16
+    /// (default 8; 0 is lockstep: no rollback).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=16))]
+    pub max_prediction: Option<u8>,
+    /// Ticks between a local input and the tick it applies to, 0..=16
+    /// (default 2; lockstep: cover the one-way latency).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=16))]
+    pub input_delay: Option<u8>,
+    /// Test aid: delay every packet this peer sends by MS (with
+    /// --fault-jitter-ms and --fault-loss-per-mille: laige-net's
+    /// FaultySocket).
+    #[arg(long, value_name = "MS", requires = "net")]
+    pub fault_latency_ms: Option<u64>,
+    /// Test aid: ± this many ms of random extra delay per packet.
+    #[arg(long, value_name = "MS", requires = "net")]
+    pub fault_jitter_ms: Option<u64>,
+    /// Test aid: drop this many packets in a thousand.
+    #[arg(long, value_name = "N", requires = "net", value_parser = clap::value_parser!(u16).range(0..=1000))]
+    pub fault_loss_per_mille: Option<u16>,
+    /// Write every confirmed tick's state hash to FILE (`tick hash` lines,
+    /// hexadecimal hash) when the network run ends.
+    #[arg(long, value_name = "FILE")]
+    pub net_hashes: Option<PathBuf>,
+    /// Run a GGRS sync test: every tick, roll back N ticks (1..=7) and
+    /// re-simulate them, comparing state hashes (a mismatch exits 11).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=7), conflicts_with = "net")]
+    pub synctest: Option<u8>,
 }
 
 /// Default headless run length: 5 s (long enough to see the bursts of 1 s,
@@ -93,76 +156,90 @@ impl Args {
     /// Parses the arguments after the program name.
     ///
     /// # Errors
-    /// A message naming the bad argument (the caller prints it with the
-    /// usage and exits with code 2).
-    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Self, String> {
-        let mut out = Self::default();
-        let mut it = args.into_iter();
-        while let Some(arg) = it.next() {
-            let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
-            match arg.as_str() {
-                "--window" => out.window = true,
-                "--config" => out.config = Some(value("--config")?.into()),
-                "--seconds" => out.seconds = Some(number(&arg, &value("--seconds")?, 1)?),
-                "--frames" => out.frames = Some(number(&arg, &value("--frames")?, 1)?),
-                "--entities" => {
-                    let n = number(&arg, &value("--entities")?, 0)?;
-                    let n = u32::try_from(n)
-                        .ok()
-                        .filter(|&n| n <= 1 << 24)
-                        .ok_or_else(|| format!("--entities {n}: accepted 0..=16777216"))?;
-                    out.entities = Some(n);
-                }
-                "--unpaced" => out.unpaced = true,
-                "--gl" => out.gl = true,
-                "--screenshot" => out.screenshot = Some(value("--screenshot")?.into()),
-                "--screenshot-frame" => {
-                    out.screenshot_frame = Some(number(&arg, &value("--screenshot-frame")?, 1)?);
-                }
-                "--close-after-frames" => {
-                    out.close_after_frames =
-                        Some(number(&arg, &value("--close-after-frames")?, 1)?);
-                }
-                "--quiet" => out.quiet = true,
-                "--profile" => out.profile = true,
-                "--mark-startup" => out.mark_startup = true,
-                "--record" => out.record = Some(value("--record")?.into()),
-                "--replay" => out.replay = Some(value("--replay")?.into()),
-                "-h" | "--help" => out.help = true,
-                other => return Err(format!("unknown argument {other:?}")),
+    /// clap's error: a usage error (`use_stderr()`: print it, exit 2), or
+    /// `--help` / `--version` (print it, exit 0).
+    pub fn parse_args(
+        args: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
+    ) -> Result<Self, clap::Error> {
+        let argv = std::iter::once(std::ffi::OsString::from("laige-demo"))
+            .chain(args.into_iter().map(Into::into));
+        let parsed = Self::try_parse_from(argv)?;
+        parsed.check()?;
+        Ok(parsed)
+    }
+
+    /// The rules between flags clap's attributes do not state.
+    fn check(&self) -> Result<(), clap::Error> {
+        use clap::CommandFactory;
+        let bad = |message: &str| {
+            Err(Self::command().error(clap::error::ErrorKind::ArgumentConflict, message))
+        };
+        match (self.net, self.addr, self.port) {
+            (Some(NetMode::Host), Some(_), _) => {
+                bad("--net host takes no ADDR (the others join it at --port)")
             }
+            (Some(NetMode::Host), None, None) => bad("--net host needs --port P"),
+            (Some(NetMode::Join | NetMode::Spectate), None, _) => {
+                bad("--net join and --net spectate need the host's ADDR")
+            }
+            (Some(NetMode::Join | NetMode::Spectate), Some(_), _)
+                if self.players.is_some() || self.spectators.is_some() =>
+            {
+                bad("--players and --spectators are the host's (drop them when joining)")
+            }
+            (None, _, Some(_)) => bad("--port needs --net"),
+            (None, _, _) if self.players.is_some() || self.spectators.is_some() => {
+                bad("--players and --spectators need --net host")
+            }
+            (Some(_), _, _) if self.unpaced => bad(
+                "--unpaced runs on virtual time: a network session needs real time (drop --unpaced)",
+            ),
+            _ if self.is_session() && self.record.is_some() => {
+                bad("--record records local runs (drop it with --net and --synctest)")
+            }
+            _ => Ok(()),
         }
-        if out.seconds.is_some() && out.frames.is_some() {
-            return Err("--seconds and --frames exclude each other".to_owned());
-        }
-        if out.replay.is_some()
-            && (out.window || out.record.is_some() || out.seconds.is_some() || out.frames.is_some())
-        {
-            return Err(
-                "--replay plays the recorded ticks headless: drop --window, --record, --seconds and --frames"
-                    .to_owned(),
-            );
-        }
-        if out.window && (out.unpaced || out.gl) {
-            return Err("--unpaced and --gl are headless options (drop --window)".to_owned());
-        }
-        Ok(out)
+    }
+
+    /// Whether the run is a network session (`--net`) or a sync test.
+    #[must_use]
+    pub fn is_session(&self) -> bool {
+        self.net.is_some() || self.synctest.is_some()
     }
 }
 
-fn number(flag: &str, text: &str, min: u64) -> Result<u64, String> {
+fn at_least_1(text: &str) -> Result<u64, String> {
     text.parse::<u64>()
         .ok()
-        .filter(|&n| n >= min)
-        .ok_or_else(|| format!("{flag} {text:?}: expected an integer >= {min}"))
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| "expected an integer >= 1".to_owned())
+}
+
+fn entity_count(text: &str) -> Result<u32, String> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|&n| n <= 1 << 24)
+        .ok_or_else(|| "accepted 0..=16777216".to_owned())
 }
 
 #[cfg(test)]
 mod tests {
+    use clap::error::ErrorKind;
+
     use super::*;
 
-    fn parse(args: &[&str]) -> Result<Args, String> {
-        Args::parse(args.iter().map(|s| (*s).to_owned()))
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::parse_args(args.iter().copied())
+    }
+
+    fn error(args: &[&str]) -> String {
+        parse(args).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        Args::command().debug_assert();
     }
 
     #[test]
@@ -170,34 +247,54 @@ mod tests {
         let a = parse(&["--window", "--entities", "500", "--seconds", "3"]).unwrap();
         assert!(a.window);
         assert_eq!((a.entities, a.seconds), (Some(500), Some(3)));
-        let a = parse(&["--frames", "10", "--unpaced", "--gl", "--quiet"]).unwrap();
+        let a = parse(&["--frames=10", "--unpaced", "--gl", "--quiet"]).unwrap();
         assert_eq!(a.frames, Some(10));
         assert!(a.unpaced && a.gl && a.quiet);
         assert_eq!(parse(&[]).unwrap(), Args::default());
+        let a = parse(&["--net", "host", "--port", "7000", "--players", "3"]).unwrap();
+        assert_eq!(
+            (a.net, a.port, a.players),
+            (Some(NetMode::Host), Some(7000), Some(3))
+        );
+        let a = parse(&["--net=join", "127.0.0.1:7000", "--ticks", "1200"]).unwrap();
+        assert_eq!(a.addr, Some("127.0.0.1:7000".parse().unwrap()));
+        assert_eq!((a.net, a.ticks), (Some(NetMode::Join), Some(1200)));
+        assert_eq!(parse(&["--synctest", "7"]).unwrap().synctest, Some(7));
     }
 
     #[test]
-    fn bad_usage_is_named() {
-        assert_eq!(
-            parse(&["--nope"]).unwrap_err(),
-            "unknown argument \"--nope\""
-        );
-        assert_eq!(
-            parse(&["--seconds"]).unwrap_err(),
-            "--seconds needs a value"
-        );
-        assert!(parse(&["--seconds", "0"]).unwrap_err().contains(">= 1"));
-        assert!(
-            parse(&["--entities", "99999999"])
-                .unwrap_err()
-                .contains("16777216")
-        );
-        assert!(parse(&["--seconds", "1", "--frames", "2"]).is_err());
+    fn bad_usage_is_named_in_a_short_message() {
+        let e = error(&["--nope"]);
+        assert!(e.contains("unexpected argument '--nope'"), "{e}");
+        assert!(e.trim_end().ends_with("try '--help'."), "{e}");
+        assert!(e.lines().count() <= 8, "{e}");
+        assert!(error(&["--seconds"]).contains("a value is required for '--seconds <N>'"));
+        assert!(error(&["--seconds", "0"]).contains("expected an integer >= 1"));
+        assert!(error(&["--entities", "99999999"]).contains("16777216"));
+        assert!(error(&["--seconds", "1", "--frames", "2"]).contains("cannot be used with"));
         assert!(parse(&["--window", "--unpaced"]).is_err());
         assert!(parse(&["--replay", "a", "--window"]).is_err());
         assert!(parse(&["--replay", "a", "--record", "b"]).is_err());
         assert!(parse(&["--record"]).is_err());
         let a = parse(&["--record", "run.lrp", "--unpaced"]).unwrap();
         assert_eq!(a.record, Some(PathBuf::from("run.lrp")));
+        assert!(error(&["--net", "host"]).contains("--port"));
+        assert!(error(&["--net", "join"]).contains("ADDR"));
+        assert!(error(&["--net", "lobby"]).contains("possible values: host, join, spectate"));
+        assert!(error(&["--players", "2"]).contains("--net host"));
+        assert!(error(&["--synctest", "8"]).contains("1..=7"));
+        assert!(parse(&["--synctest", "3", "--net", "host", "--port", "1"]).is_err());
+    }
+
+    #[test]
+    fn help_and_version_are_not_errors() {
+        let help = parse(&["--help"]).unwrap_err();
+        assert_eq!(help.kind(), ErrorKind::DisplayHelp);
+        let text = help.to_string();
+        assert!(text.contains("--max-prediction <N>") && text.contains("10 a network peer"));
+        assert_eq!(
+            parse(&["--version"]).unwrap_err().kind(),
+            ErrorKind::DisplayVersion
+        );
     }
 }

@@ -51,7 +51,17 @@
 //!
 //! Headless (the default) runs a scripted session: the attractor travels
 //! a diamond around the arena, a burst spawns at 1 s and 2 s, one despawns
-//! at 3 s. See `--help` ([`USAGE`]) for the options.
+//! at 3 s. See `--help` ([`Args`]) for the options.
+//!
+//! **Over the network** ([`NetDemo`], `--net host|join|spectate`,
+//! `--synctest N`): every player steers an attractor of their own and
+//! all of them pull the one swarm. A player's input is a
+//! [`PilotInput`] (the pointer in whole world units and the burst keys
+//! of the tick); the simulation reads it through laige-net's
+//! `PlayerInputs`, never the raw events, so every peer simulates the same
+//! ticks from the same inputs. A laige-net session owns the engine's
+//! ticks (`EngineBuilder::net`): it rolls back and re-simulates when a
+//! remote input arrives late, and the report adds its counters.
 
 #![allow(
     clippy::print_stdout,
@@ -59,6 +69,7 @@
 )]
 
 pub mod args;
+pub mod net;
 mod present;
 mod sim;
 
@@ -66,9 +77,12 @@ use laige_engine::input::{ButtonState, InputKind, KeyCode};
 use laige_engine::render::gl::{Sprite, ViewRect};
 use laige_engine::{Control, EngineConfig, EngineScalar, Game, Setup, World};
 
-pub use args::{Args, USAGE};
+pub use args::{Args, EXIT_CODES, NetMode};
 pub use present::{SPRITE_SIDE, demo_view};
-pub use sim::{Attractor, BURST, HALF_EXTENT, MAX_BURSTS, Spawner, headless_script};
+pub use sim::{
+    Attractor, BURST, HALF_EXTENT, MAX_BURSTS, Pilot, PilotInput, Spawner, headless_script,
+    pilot_script,
+};
 
 /// The demo's replay identity for `entities` sprites: what shapes its
 /// simulation besides the config (`EngineBuilder::replay_identity`), so a
@@ -166,5 +180,33 @@ impl Game for Demo {
 
     fn view(&self, config: &EngineConfig) -> ViewRect {
         demo_view(config)
+    }
+}
+
+/// The demo as one peer of a network session of `players` players: one
+/// attractor per player, steered by that player's [`PilotInput`] (the
+/// session itself is the engine's, `EngineBuilder::net`); everything but
+/// the setup is the [`Demo`]'s.
+#[derive(Debug)]
+pub struct NetDemo {
+    /// The local game's options (entities, progress lines).
+    pub demo: Demo,
+    /// Players in the session (2..=4).
+    pub players: u8,
+}
+
+impl laige_engine::GameWrapper for NetDemo {
+    type Inner = Demo;
+
+    fn inner(&self) -> &Demo {
+        &self.demo
+    }
+
+    fn inner_mut(&mut self) -> &mut Demo {
+        &mut self.demo
+    }
+
+    fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> laige_engine::Result<()> {
+        sim::install_for::<S>(setup, self.demo.entities, self.players)
     }
 }

@@ -3,8 +3,10 @@
 //! opens `src/lib.rs`).
 //!
 //! Headless by default: a scripted 5-second session with progress lines,
-//! then the report. `--window` opens a real window. `--help` lists the
-//! options and the exit codes.
+//! then the report. `--window` opens a real window. `--net host|join|
+//! spectate` plays one swarm over UDP, `--synctest N` checks the game's
+//! determinism under rollback. `--help` lists the options and the exit
+//! codes.
 
 #![allow(
     clippy::print_stdout,
@@ -15,7 +17,10 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use laige_demo::{Args, Demo, USAGE, args, replay_identity};
+use laige_demo::net::{self as demo_net, NetPlan, Role};
+use laige_demo::{Args, Demo, NetDemo, NetMode, args, replay_identity};
+use laige_engine::net::NetConfig;
+use laige_engine::net::fault::Faults;
 use laige_engine::{
     EXIT_SETUP_FAILED, EXIT_USAGE, Engine, EngineConfig, EngineOptions, FrameCapture,
     HeadlessRender, Pacing, RunLimit,
@@ -31,17 +36,20 @@ fn main() -> ExitCode {
         eprintln!("laige-demo: {e}");
         return ExitCode::from(EXIT_SETUP_FAILED);
     }
-    let args = match Args::parse(std::env::args().skip(1)) {
+    let args = match Args::parse_args(std::env::args_os().skip(1)) {
         Ok(a) => a,
-        Err(message) => {
-            eprintln!("laige-demo: {message}\n\n{USAGE}");
+        Err(e) if e.use_stderr() => {
+            // The reason, the usage line and "try '--help'": not the whole
+            // help.
+            let _ = e.print();
             return ExitCode::from(EXIT_USAGE);
         }
+        Err(e) => {
+            // --help, --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
     };
-    if args.help {
-        println!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
     match run(&args) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -64,6 +72,9 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
     if let Some(path) = &args.replay {
         return play_back(path, &config, entities, args.quiet);
     }
+    if args.is_session() {
+        return run_net(args, &config, entities);
+    }
     let game = Demo {
         entities,
         progress_every_frames: if args.quiet {
@@ -73,7 +84,14 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
         },
         mark_first_tick: args.mark_startup,
     };
-    let options = EngineOptions {
+    let options = options_of(args, &config, entities);
+    let report = run_game(args, &config, options, limit_of(args), game, entities)?;
+    print_report(args, report)
+}
+
+/// The engine options of the command line.
+fn options_of(args: &Args, config: &EngineConfig, entities: u32) -> EngineOptions {
+    EngineOptions {
         pacing: if args.unpaced {
             Pacing::Unpaced
         } else {
@@ -97,8 +115,112 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
         on_first_present: args.mark_startup.then_some(first_present_marker as fn()),
         sprite_capacity: entities as usize + 1,
         ..EngineOptions::default()
+    }
+}
+
+/// `--net …` / `--synctest N`: the lobby, then the demo as one peer of
+/// the session (the session owns the ticks), then the report with the
+/// session's counters (and `--net-hashes FILE`).
+fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::Result<u8> {
+    let port = args.port.unwrap_or(0);
+    let role = match (args.net, args.addr, args.synctest) {
+        (_, _, Some(check_distance)) => Role::SyncTest { check_distance },
+        (Some(NetMode::Host), _, _) => Role::Host {
+            port,
+            players: args.players.unwrap_or(2),
+            spectators: args.spectators.unwrap_or(0),
+        },
+        (Some(NetMode::Spectate), Some(host), _) => Role::Spectate { host, port },
+        (_, Some(host), _) => Role::Join { host, port },
+        // The command line's own check refuses the other combinations.
+        _ => return Ok(EXIT_USAGE),
     };
-    let report = run_game(args, &config, options, limit_of(args), game, entities)?;
+    let defaults = NetConfig::default();
+    let ms = |v: Option<u64>| Duration::from_millis(v.unwrap_or(0));
+    let plan = NetPlan {
+        role,
+        config: NetConfig {
+            max_prediction: args
+                .max_prediction
+                .map_or(defaults.max_prediction, usize::from),
+            input_delay: args.input_delay.map_or(defaults.input_delay, usize::from),
+            tick_rate_hz: config.game_loop.tick_rate_hz as usize,
+            ..defaults
+        },
+        faults: Faults {
+            latency: ms(args.fault_latency_ms),
+            jitter: ms(args.fault_jitter_ms),
+            loss_per_mille: args.fault_loss_per_mille.map_or(0, u32::from),
+            ..Faults::default()
+        },
+    };
+    let seating = match demo_net::seat(&plan.role) {
+        Ok(s) => s,
+        Err(e) if e.id() == demo_net::LOBBY_TIMEOUT => {
+            eprintln!("laige-demo: {e}");
+            return Ok(laige_engine::net::EXIT_SYNC_TIMEOUT);
+        }
+        Err(e) => return Err(e),
+    };
+    if !args.quiet {
+        match seating.seat {
+            Some(seat) if args.synctest.is_none() => println!(
+                "laige-demo: player {seat} of {} on UDP port {}",
+                seating.players, seating.port
+            ),
+            Some(_) => println!("laige-demo: sync test, {} players", seating.players),
+            None => println!("laige-demo: spectator on UDP port {}", seating.port),
+        }
+    }
+    let game = NetDemo {
+        demo: Demo {
+            entities,
+            progress_every_frames: if args.quiet {
+                0
+            } else {
+                u64::from(frame_rate(config))
+            },
+            mark_first_tick: args.mark_startup,
+        },
+        players: seating.players,
+    };
+    let limit = limit_of(args);
+    let rate = config.game_loop.tick_rate_hz;
+    let mut builder = Engine::builder()
+        .game(game)
+        .config(config.clone())
+        .options(options_of(args, config, entities))
+        .replay_identity(replay_identity(entities));
+    if let (Some(seat), false) = (seating.seat, args.window) {
+        builder = builder.scripted_input(laige_demo::pilot_script(
+            seat,
+            script_seconds(limit, config),
+            rate,
+        ));
+    }
+    let plan_seating = seating.clone();
+    let builder = builder.net(move |world| demo_net::driver(&plan, &plan_seating, world));
+    let report = if args.window {
+        run_windowed(builder.build()?, limit)?
+    } else {
+        builder.build()?.run_headless(limit)?
+    };
+    if let (Some(path), Some(net)) = (&args.net_hashes, &report.net) {
+        let mut text = String::with_capacity(net.confirmed.len() * 24);
+        for (tick, hash) in &net.confirmed {
+            text.push_str(&format!("{tick} {hash:016x}\n"));
+        }
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("laige-demo: writing {}: {e}", path.display());
+            return Ok(EXIT_SETUP_FAILED);
+        }
+    }
+    print_report(args, report)
+}
+
+/// Prints the report (and the profile, the recording's summary); the exit
+/// code.
+fn print_report(args: &Args, report: laige_engine::RunReport) -> laige_engine::Result<u8> {
     if args.profile {
         print!("{}", report.profile);
     }
@@ -124,11 +246,22 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
 
 /// The run limit of the command line.
 fn limit_of(args: &Args) -> RunLimit {
-    match (args.frames, args.seconds) {
-        (Some(n), _) => RunLimit::Frames(n),
-        (None, Some(s)) => RunLimit::Duration(Duration::from_secs(s)),
-        (None, None) if args.window => RunLimit::Unlimited,
-        (None, None) => RunLimit::Duration(Duration::from_secs(args::DEFAULT_SECONDS)),
+    match (args.frames, args.seconds, args.ticks) {
+        (Some(n), _, _) => RunLimit::Frames(n),
+        (None, Some(s), _) => RunLimit::Duration(Duration::from_secs(s)),
+        (None, None, Some(t)) => RunLimit::Ticks(t),
+        (None, None, None) if args.window => RunLimit::Unlimited,
+        (None, None, None) => RunLimit::Duration(Duration::from_secs(args::DEFAULT_SECONDS)),
+    }
+}
+
+/// The seconds of scripted input a headless run of `limit` needs.
+fn script_seconds(limit: RunLimit, config: &EngineConfig) -> u64 {
+    match limit {
+        RunLimit::Duration(d) => d.as_secs(),
+        RunLimit::Frames(n) => n.div_ceil(u64::from(frame_rate(config))),
+        RunLimit::Ticks(n) => n.div_ceil(u64::from(config.game_loop.tick_rate_hz)) + 1,
+        RunLimit::Unlimited => args::DEFAULT_SECONDS,
     }
 }
 
@@ -150,12 +283,11 @@ fn run_game<G: laige_engine::Game>(
         builder = builder.record(path);
     }
     if args.window {
-        builder.build()?.run_windowed(limit)
+        run_windowed(builder.build()?, limit)
     } else {
         let seconds = match limit {
-            RunLimit::Duration(d) => d.as_secs(),
-            RunLimit::Frames(n) => n.div_ceil(u64::from(frame_rate(config))),
-            RunLimit::Ticks(_) | RunLimit::Unlimited => args::DEFAULT_SECONDS,
+            RunLimit::Ticks(_) => args::DEFAULT_SECONDS,
+            other => script_seconds(other, config),
         };
         builder = builder.scripted_input(laige_demo::headless_script(
             seconds,
@@ -163,6 +295,29 @@ fn run_game<G: laige_engine::Game>(
         ));
         builder.build()?.run_headless(limit)
     }
+}
+
+/// The windowed run (feature `window`).
+#[cfg(feature = "window")]
+fn run_windowed<G: laige_engine::Game>(
+    engine: Engine<G>,
+    limit: RunLimit,
+) -> laige_engine::Result<laige_engine::RunReport> {
+    engine.run_windowed(limit)
+}
+
+/// A build without the `window` feature has no windowed run.
+#[cfg(not(feature = "window"))]
+fn run_windowed<G: laige_engine::Game>(
+    _engine: Engine<G>,
+    _limit: RunLimit,
+) -> laige_engine::Result<laige_engine::RunReport> {
+    Err(laige_engine::Error::new(
+        laige_engine::ErrorCode::Unsupported,
+        laige_engine::events::WINDOW_FAILED,
+    )
+    .with_field("window")
+    .with_detail("this laige-demo was built without its `window` feature"))
 }
 
 /// `--replay FILE`: plays the recorded input back headless and unpaced on

@@ -4,7 +4,10 @@
 //! configured math backend picks the instantiation.
 
 use laige_engine::hecs::Entity;
-use laige_engine::input::{ButtonState, CoordSpace, InputKind, InputPoint, KeyCode, ScriptAt};
+use laige_engine::input::{
+    ButtonState, CoordSpace, InputEvent, InputKind, InputPoint, KeyCode, ScriptAt,
+};
+use laige_engine::net::{PlayerInput, PlayerInputs};
 use laige_engine::sim::StateHash;
 use laige_engine::sim::workload::{
     self, Position, PrevPosition, SplitMix64, Velocity, WorkloadConfig, WorkloadParams,
@@ -33,6 +36,67 @@ pub struct Spawner {
     pub rng: u64,
     /// Burst sprites alive (0..=MAX_BURSTS × BURST).
     pub burst_alive: u32,
+}
+
+/// Which player steers an attractor (network sessions: one attractor per
+/// player, each pulling the whole swarm).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, StateHash)]
+pub struct Pilot(pub u8);
+
+/// One player's input in a network session (what GGRS sends each tick,
+/// 5 bytes): where the player's pointer is, in whole world units, and
+/// the burst keys pressed during the tick ([`PilotInput::BURST`],
+/// [`PilotInput::DESPAWN`]).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, StateHash, serde::Serialize, serde::Deserialize,
+)]
+pub struct PilotInput {
+    /// The pointer's x in world units (±HALF_EXTENT).
+    pub x: i16,
+    /// The pointer's y in world units.
+    pub y: i16,
+    /// Keys pressed this tick (bit flags).
+    pub keys: u8,
+}
+
+impl PilotInput {
+    /// B was pressed: spawn a burst at this player's attractor.
+    pub const BURST: u8 = 1;
+    /// D was pressed: despawn a burst.
+    pub const DESPAWN: u8 = 2;
+}
+
+impl PlayerInput for PilotInput {
+    /// The pointer stays where it was until it moves; key presses count
+    /// for the tick they fall in only.
+    fn from_events(previous: Self, events: &[InputEvent]) -> Self {
+        let units = |v: i32| {
+            let clamped = (v / InputPoint::SUBUNITS).clamp(-HALF_EXTENT, HALF_EXTENT);
+            i16::try_from(clamped).unwrap_or(0)
+        };
+        let mut s = Self {
+            keys: 0,
+            ..previous
+        };
+        for ev in events {
+            match ev.kind {
+                InputKind::MouseMove {
+                    position,
+                    space: CoordSpace::World,
+                } => (s.x, s.y) = (units(position.x), units(position.y)),
+                InputKind::Key {
+                    key,
+                    state: ButtonState::Pressed,
+                } if key == KeyCode::B => s.keys |= Self::BURST,
+                InputKind::Key {
+                    key,
+                    state: ButtonState::Pressed,
+                } if key == KeyCode::D => s.keys |= Self::DESPAWN,
+                _ => {}
+            }
+        }
+        s
+    }
 }
 
 /// The workload parameters of the demo's arena at `tick_rate_hz`.
@@ -81,6 +145,22 @@ fn spawn_burst<S: EngineScalar>(
 /// An invalid arena (`entities` out of the workload's range) or a
 /// registration the world rejects.
 pub fn install<S: EngineScalar>(setup: &mut Setup<'_>, entities: u32) -> laige_engine::Result<()> {
+    install_for::<S>(setup, entities, 0)
+}
+
+/// [`install`] for a network session of `players` players (0: a local
+/// game): each player's [`PilotInput`] moves the attractor of their
+/// [`Pilot`] and triggers their bursts; every attractor pulls the whole
+/// swarm. Raw input events are not read (only the players' inputs are
+/// shared by every peer).
+///
+/// # Errors
+/// As [`install`].
+pub fn install_for<S: EngineScalar>(
+    setup: &mut Setup<'_>,
+    entities: u32,
+    players: u8,
+) -> laige_engine::Result<()> {
     let config = arena(entities, setup.seed(), setup.tick_rate_hz());
     config.validate()?;
     let world = setup.world();
@@ -108,13 +188,15 @@ pub fn install<S: EngineScalar>(setup: &mut Setup<'_>, entities: u32) -> laige_e
         let _ = ecs.despawn(e);
     }
     ecs.spawn_batch(workload::initial_state::<S>(&config));
-    world.spawn((
-        Attractor(Vec2::<S>::ZERO),
-        Spawner {
-            rng: config.seed ^ 0xdeb0_0000,
-            burst_alive: 0,
-        },
-    ));
+    let spawner = Spawner {
+        rng: config.seed ^ 0xdeb0_0000,
+        burst_alive: 0,
+    };
+    if players > 0 {
+        return install_pilots::<S>(setup, &config, spawner, players);
+    }
+    let world = setup.world();
+    world.spawn((Attractor(Vec2::<S>::ZERO), spawner));
 
     let mut doomed: Vec<Entity> = Vec::with_capacity(BURST as usize);
     world.register_system("demo/input", 0, move |ctx| {
@@ -145,18 +227,7 @@ pub fn install<S: EngineScalar>(setup: &mut Setup<'_>, entities: u32) -> laige_e
                 InputKind::Key {
                     key: KeyCode::D,
                     state: ButtonState::Pressed,
-                } => {
-                    doomed.clear();
-                    doomed.extend(
-                        ctx.query_mut::<(Entity, &Velocity<S>)>()
-                            .map(|(e, _)| e)
-                            .take(BURST as usize),
-                    );
-                    for &e in &doomed {
-                        ctx.despawn(e)?;
-                    }
-                    spawner.burst_alive = spawner.burst_alive.saturating_sub(BURST);
-                }
+                } => despawn_burst::<S>(ctx, &mut spawner, &mut doomed)?,
                 _ => {}
             }
         }
@@ -167,14 +238,7 @@ pub fn install<S: EngineScalar>(setup: &mut Setup<'_>, entities: u32) -> laige_e
         Ok(())
     })?;
     let params = WorkloadParams::<S>::new(&config);
-    world.register_system("demo/integrate", 100, move |ctx| {
-        for (pos, prev, vel) in
-            ctx.query_mut::<(&mut Position<S>, &mut PrevPosition<S>, &mut Velocity<S>)>()
-        {
-            workload::integrate(&mut pos.0, &mut prev.0, &mut vel.0, &params);
-        }
-        Ok(())
-    })?;
+    register_integrate::<S>(world, params)?;
     world.register_system("demo/attract", 200, move |ctx| {
         let center = ctx
             .query_mut::<&Attractor<S>>()
@@ -187,6 +251,147 @@ pub fn install<S: EngineScalar>(setup: &mut Setup<'_>, entities: u32) -> laige_e
         Ok(())
     })?;
     Ok(())
+}
+
+/// Despawns up to a burst of sprites (the first ones a query finds).
+fn despawn_burst<S: EngineScalar>(
+    ctx: &mut laige_engine::SystemContext<'_>,
+    spawner: &mut Spawner,
+    doomed: &mut Vec<Entity>,
+) -> laige_engine::Result<()> {
+    doomed.clear();
+    doomed.extend(
+        ctx.query_mut::<(Entity, &Velocity<S>)>()
+            .map(|(e, _)| e)
+            .take(BURST as usize),
+    );
+    for &e in doomed.iter() {
+        ctx.despawn(e)?;
+    }
+    spawner.burst_alive = spawner.burst_alive.saturating_sub(BURST);
+    Ok(())
+}
+
+/// The network game's attractors (one per player, the first with the
+/// spawner) and systems: `demo/pilots` (order 0) applies every player's
+/// input, `demo/integrate` as in the local game, `demo/attract` pulls
+/// each sprite toward every attractor in turn.
+fn install_pilots<S: EngineScalar>(
+    setup: &mut Setup<'_>,
+    config: &WorkloadConfig,
+    spawner: Spawner,
+    players: u8,
+) -> laige_engine::Result<()> {
+    let world = setup.world();
+    world.register_hashed_as::<Pilot>("demo.pilot")?;
+    world.spawn((Attractor(Vec2::<S>::ZERO), Pilot(0), spawner));
+    for p in 1..players {
+        world.spawn((Attractor(Vec2::<S>::ZERO), Pilot(p)));
+    }
+    let mut doomed: Vec<Entity> = Vec::with_capacity(BURST as usize);
+    world.register_system("demo/pilots", 0, move |ctx| {
+        let Some(inputs) = PlayerInputs::<PilotInput>::of(ctx) else {
+            return Ok(());
+        };
+        let Some(mut spawner) = ctx.query_mut::<&Spawner>().next().copied() else {
+            return Ok(());
+        };
+        for (player, input, _) in inputs.iter() {
+            let at = Vec2::new(S::from_i32(input.x.into()), S::from_i32(input.y.into()));
+            let mut moved = false;
+            for (a, pilot) in ctx.query_mut::<(&mut Attractor<S>, &Pilot)>() {
+                if usize::from(pilot.0) == player {
+                    a.0 = at;
+                    moved = true;
+                }
+            }
+            if !moved {
+                continue;
+            }
+            if input.keys & PilotInput::BURST != 0 && spawner.burst_alive < MAX_BURSTS * BURST {
+                spawn_burst(ctx, &mut spawner, at);
+            }
+            if input.keys & PilotInput::DESPAWN != 0 {
+                despawn_burst::<S>(ctx, &mut spawner, &mut doomed)?;
+            }
+        }
+        if let Some(s) = ctx.query_mut::<&mut Spawner>().next() {
+            *s = spawner;
+        }
+        Ok(())
+    })?;
+    let params = WorkloadParams::<S>::new(config);
+    register_integrate::<S>(world, params)?;
+    world.register_system("demo/attract", 200, move |ctx| {
+        let mut centers = [Vec2::<S>::ZERO; laige_engine::net::MAX_PLAYERS];
+        let mut n = 0;
+        for a in ctx.query_mut::<&Attractor<S>>() {
+            if n < centers.len() {
+                centers[n] = a.0;
+                n += 1;
+            }
+        }
+        for (pos, vel) in ctx.query_mut::<(&Position<S>, &mut Velocity<S>)>() {
+            for &center in &centers[..n] {
+                workload::attract(&pos.0, &mut vel.0, &WorkloadParams { center, ..params });
+            }
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// `demo/integrate` (order 100): position += velocity × dt, off the walls.
+fn register_integrate<S: EngineScalar>(
+    world: &mut laige_engine::World,
+    params: WorkloadParams<S>,
+) -> laige_engine::Result<()> {
+    world.register_system("demo/integrate", 100, move |ctx| {
+        for (pos, prev, vel) in
+            ctx.query_mut::<(&mut Position<S>, &mut PrevPosition<S>, &mut Velocity<S>)>()
+        {
+            workload::integrate(&mut pos.0, &mut prev.0, &mut vel.0, &params);
+        }
+        Ok(())
+    })
+}
+
+/// The headless script of player `player` of a network session: the
+/// local game's pointer path ([`headless_script`]) a quarter lap later
+/// per player, mirrored on x for odd players, so the attractors travel
+/// apart and each player's input changes every 6 ticks (remote
+/// predictions fail: rollbacks happen). Player 0 also spawns a burst at
+/// 1 s and despawns one at 3 s (a rollback across spawns and despawns).
+#[must_use]
+pub fn pilot_script(player: u8, seconds: u64, tick_rate_hz: u32) -> Vec<(ScriptAt, InputKind)> {
+    let rate = u64::from(tick_rate_hz);
+    let shift = u64::from(player) * rate; // a quarter lap per player
+    let mut script = headless_script(seconds + 4, tick_rate_hz);
+    script.retain_mut(|(at, kind)| {
+        let ScriptAt::Tick(t) = at else {
+            return false;
+        };
+        match kind {
+            InputKind::MouseMove { position, .. } => {
+                if *t < shift {
+                    return false;
+                }
+                *t -= shift;
+                if player % 2 == 1 {
+                    position.x = -position.x;
+                }
+            }
+            InputKind::Key { key, .. } => {
+                let second = *t / rate.max(1);
+                if player != 0 || (*key == KeyCode::B && second != 1) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+        *t < seconds * rate
+    });
+    script
 }
 
 /// The headless session's script for a run of `seconds` at

@@ -51,6 +51,8 @@ pub struct EngineBuilder<G = NoGame> {
     pub(crate) record: Option<PathBuf>,
     /// The game's part of the replay identity.
     pub(crate) replay_identity: u64,
+    /// The network session that owns the ticks ([`net`](EngineBuilder::net)).
+    pub(crate) net: crate::session::NetStart,
 }
 
 impl Default for EngineBuilder<NoGame> {
@@ -63,6 +65,7 @@ impl Default for EngineBuilder<NoGame> {
             options: EngineOptions::default(),
             record: None,
             replay_identity: 0,
+            net: Default::default(),
         }
     }
 }
@@ -79,7 +82,31 @@ impl<G: Game> EngineBuilder<G> {
             options: self.options,
             record: self.record,
             replay_identity: self.replay_identity,
+            net: self.net,
         }
+    }
+
+    /// Plays the run as one peer of a network session (feature `net`):
+    /// `start` receives the world after the game's setup and the builder's
+    /// registrations and returns the session that drives it
+    /// (`laige_net::NetDriver::p2p`, `spectator` or `sync_test`, boxed).
+    /// From then on the session owns the ticks: each due tick of the
+    /// frame step is one `advance` (a save, rollbacks and re-simulated
+    /// ticks, or a skipped tick while it synchronizes, waits for a remote
+    /// input or slows down for time sync); the rest of the frame step
+    /// (callbacks, input, presentation, shutdown) is unchanged. A session
+    /// that ends (a disconnect, a desync, a sync timeout) ends the run
+    /// through the ordered shutdown with its exit code
+    /// ([`ExitReason::SessionEnded`](crate::ExitReason)); the report
+    /// carries the session's counters (`RunReport::net`).
+    #[cfg(feature = "net")]
+    #[must_use]
+    pub fn net(
+        mut self,
+        start: impl FnOnce(&mut World) -> Result<Box<dyn laige_net::TickDriver>> + 'static,
+    ) -> Self {
+        self.net = Some(Box::new(start));
+        self
     }
 
     /// Uses `config` (validated by [`build`](Self::build)).

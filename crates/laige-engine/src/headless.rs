@@ -88,6 +88,7 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for HeadlessRun<G> {
             registrations,
             script,
             options,
+            net,
             ..
         } = self.parts;
         let world = build_world::<G, S>(&mut game, &config, registrations, &options)?;
@@ -111,13 +112,15 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for HeadlessRun<G> {
                 let pacer = RealPacer(FrameClock::new(FrameClockConfig {
                     frame_rate_hz: rate,
                 })?);
-                let session = Session::new(world, &config, &options, backend, SteadyClock)?;
+                let mut session = Session::new(world, &config, &options, backend, SteadyClock)?;
+                session.attach_net(net)?;
                 run.drive::<S, G, _, _>(game, session, pacer)
             }
             Pacing::Unpaced => {
                 let clock = SyntheticClock::new(0);
                 let pacer = VirtualPacer::new(clock.clone(), rate)?;
-                let session = Session::new(world, &config, &options, backend, clock)?;
+                let mut session = Session::new(world, &config, &options, backend, clock)?;
+                session.attach_net(net)?;
                 run.drive::<S, G, _, _>(game, session, pacer)
             }
         }

@@ -457,6 +457,7 @@ pub(crate) fn run_recorded<G: Game>(
             options: parts.options,
             record: None,
             replay_identity: parts.replay_identity,
+            net: parts.net,
         },
     };
     let mut report = run(engine)?;
@@ -731,6 +732,7 @@ impl<G: Game> crate::Engine<G> {
             },
             record: None,
             replay_identity: parts.replay_identity,
+            net: Default::default(),
         }
         .build()?
         .run_headless_now(RunLimit::Ticks(replay.ticks()))?;

@@ -52,6 +52,16 @@ pub enum ExitReason {
     SystemFailed(Error),
     /// The render thread failed with this error.
     RenderFailed(Error),
+    /// The session that owns the ticks ended the run (a network session:
+    /// a peer disconnected, a desync, no handshake in time), with its
+    /// documented exit code.
+    SessionEnded {
+        /// The session's exit code (laige-net: 10 disconnected, 11
+        /// desync, 12 sync timeout, 3 a system failed).
+        exit_code: u8,
+        /// Why, in a sentence.
+        reason: String,
+    },
 }
 
 impl ExitReason {
@@ -67,6 +77,7 @@ impl ExitReason {
             Self::SystemFailed(_) => EXIT_SYSTEM_FAILED,
             Self::RenderFailed(_) => EXIT_RENDER_FAILED,
             Self::Interrupted(signal) => signal.exit_code(),
+            Self::SessionEnded { exit_code, .. } => *exit_code,
         }
     }
 
@@ -81,6 +92,7 @@ impl ExitReason {
             Self::Interrupted(_) => "interrupted",
             Self::SystemFailed(_) => "system_failed",
             Self::RenderFailed(_) => "render_failed",
+            Self::SessionEnded { .. } => "session_ended",
         }
     }
 
@@ -102,6 +114,9 @@ impl fmt::Display for ExitReason {
         }
         if let Some(e) = self.error() {
             write!(f, " ({e})")?;
+        }
+        if let Self::SessionEnded { reason, .. } = self {
+            write!(f, " ({reason})")?;
         }
         Ok(())
     }
@@ -161,6 +176,10 @@ pub struct RunReport {
     /// What a recorded run wrote (`EngineBuilder::record`); `None` when the
     /// run was not recorded.
     pub recording: Option<crate::record::Recorded>,
+    /// The network session's counters, end and confirmed hashes (a run
+    /// with `EngineBuilder::net`; feature `net`).
+    #[cfg(feature = "net")]
+    pub net: Option<laige_net::NetReport>,
 }
 
 impl RunReport {
@@ -233,6 +252,10 @@ impl fmt::Display for RunReport {
         if let Some(recording) = &self.recording {
             writeln!(f, "recording:  {recording}")?;
         }
+        #[cfg(feature = "net")]
+        if let Some(net) = &self.net {
+            writeln!(f, "{net}")?;
+        }
         write!(f, "state hash: {:016x}", self.state_hash)
     }
 }
@@ -270,6 +293,8 @@ mod tests {
             first_tick_wall_ns: Some(16_700_000),
             profile: String::new(),
             recording: None,
+            #[cfg(feature = "net")]
+            net: None,
         }
     }
 
@@ -285,6 +310,13 @@ mod tests {
             (ExitReason::Interrupted(StopSignal::Interrupt), 130),
             (ExitReason::Interrupted(StopSignal::Terminate), 143),
             (ExitReason::Interrupted(StopSignal::Hangup), 129),
+            (
+                ExitReason::SessionEnded {
+                    exit_code: 10,
+                    reason: "peer 127.0.0.1:7000 disconnected".to_owned(),
+                },
+                10,
+            ),
         ] {
             assert_eq!(reason.exit_code(), code, "{reason}");
         }

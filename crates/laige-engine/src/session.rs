@@ -74,6 +74,21 @@ fn setup_failed(err: Error) -> Error {
     err
 }
 
+/// The network session a run is one peer of, made from the built world
+/// (`EngineBuilder::net`; feature `net`).
+#[cfg(feature = "net")]
+pub(crate) type NetStart =
+    Option<Box<dyn FnOnce(&mut World) -> Result<Box<dyn laige_net::TickDriver>>>>;
+/// Without the `net` feature a run has no network session.
+#[cfg(not(feature = "net"))]
+pub(crate) type NetStart = ();
+
+/// How long a network session keeps answering its peers after the run
+/// ended by itself, so that they receive this peer's last inputs and reach
+/// their own end: 1 s, five of GGRS's 200 ms resend intervals.
+#[cfg(feature = "net")]
+const NET_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// How a driver runs its frames (fixed when the run starts).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RunPlan {
@@ -88,15 +103,47 @@ pub(crate) struct RunPlan {
     pub(crate) wait_for_render: bool,
 }
 
-/// The loop hooks of a run: the game's `on_tick`, and the wall time of
-/// the first completed tick.
+/// The loop hooks of a run: the game's `on_tick`, the wall time of the
+/// first completed tick, and the network session that owns the ticks.
 struct EngineHooks<'a, G, S> {
     game: &'a mut G,
     first_tick_wall: &'a mut Option<i64>,
+    #[cfg(feature = "net")]
+    net: Option<&'a mut (dyn laige_net::TickDriver + 'static)>,
     scalar: std::marker::PhantomData<fn() -> S>,
 }
 
 impl<G: Game, S: EngineScalar> LoopHooks for EngineHooks<'_, G, S> {
+    /// A network session runs each due tick (its GGRS requests: save,
+    /// load, advance); an ended session fails the tick, and the frame step
+    /// turns that into the session's end.
+    #[cfg(feature = "net")]
+    fn run_tick(
+        &mut self,
+        world: &mut World,
+        schedule: &laige_sim::SystemSchedule,
+    ) -> Option<Result<laige_sim::DueTick>> {
+        use laige_net::Advance;
+        let net = self.net.as_deref_mut()?;
+        // A network tick is outside the loop's zero-allocation window:
+        // GGRS allocates every frame (its request list, its messages).
+        #[cfg(debug_assertions)]
+        let _ggrs = laige_core::alloc_watch::suspend();
+        Some(net.advance(world, schedule).and_then(|advance| {
+            match advance {
+                Advance::Ticked => Ok(laige_sim::DueTick::Ran),
+                Advance::Synchronizing | Advance::Skipped | Advance::Waiting => {
+                    Ok(laige_sim::DueTick::Skipped)
+                }
+                Advance::Ended => Err(Error::new(
+                    ErrorCode::Failed,
+                    laige_net::events::SESSION_FAILED,
+                )
+                .with_detail("the network session ended")),
+            }
+        }))
+    }
+
     fn on_tick(&mut self, world: &World, tick: u64) {
         if self.first_tick_wall.is_none() {
             *self.first_tick_wall = Some(SteadyClock.now_ns());
@@ -125,6 +172,9 @@ pub(crate) struct Session<C: MonotonicClock> {
     view_config: EngineConfig,
     /// The loop was paused by a focus loss (and resumes on focus).
     focus_paused: bool,
+    /// The network session that owns the ticks (feature `net`).
+    #[cfg(feature = "net")]
+    net: Option<Box<dyn laige_net::TickDriver>>,
 }
 
 impl<C: MonotonicClock> Session<C> {
@@ -167,7 +217,39 @@ impl<C: MonotonicClock> Session<C> {
             },
             frames: 0,
             focus_paused: false,
+            #[cfg(feature = "net")]
+            net: None,
         })
+    }
+
+    /// Makes the run one peer of the network session `start` builds on
+    /// the world (nothing without one, or without the `net` feature).
+    ///
+    /// # Errors
+    /// The session's own (a bad config, an unregistered component, GGRS
+    /// refusing), as a failed setup.
+    #[cfg_attr(
+        not(feature = "net"),
+        allow(
+            clippy::unnecessary_wraps,
+            clippy::unused_self,
+            unused_variables,
+            reason = "the net feature's"
+        )
+    )]
+    pub(crate) fn attach_net(&mut self, start: NetStart) -> Result<()> {
+        #[cfg(feature = "net")]
+        if let Some(start) = start {
+            self.net = Some(start(self.game_loop.world_mut()).map_err(setup_failed)?);
+        }
+        Ok(())
+    }
+
+    /// The end of the network session, once it ended.
+    #[cfg(feature = "net")]
+    fn net_end(&self) -> Option<ExitReason> {
+        let (exit_code, reason) = self.net.as_ref()?.report().end?;
+        Some(ExitReason::SessionEnded { exit_code, reason })
     }
 
     /// Init → Running under `plan`: the clock reference of the run
@@ -263,9 +345,16 @@ impl<C: MonotonicClock> Session<C> {
         let mut hooks = EngineHooks::<G, S> {
             game: &mut *game,
             first_tick_wall: &mut self.first_tick_wall,
+            #[cfg(feature = "net")]
+            net: self.net.as_deref_mut(),
             scalar: std::marker::PhantomData,
         };
         if let Err(err) = self.game_loop.frame_with(&mut hooks) {
+            #[cfg(feature = "net")]
+            if let Some(end) = self.net_end() {
+                self.exit.get_or_insert(end);
+                return false;
+            }
             self.fail_tick(err);
             return false;
         }
@@ -420,9 +509,16 @@ impl<C: MonotonicClock> Session<C> {
             let mut hooks = EngineHooks::<G, S> {
                 game: &mut *game,
                 first_tick_wall: &mut self.first_tick_wall,
+                #[cfg(feature = "net")]
+                net: self.net.as_deref_mut(),
                 scalar: std::marker::PhantomData,
             };
             if let Err(err) = self.game_loop.step_with(&mut hooks) {
+                #[cfg(feature = "net")]
+                if let Some(end) = self.net_end() {
+                    self.exit.get_or_insert(end);
+                    break;
+                }
                 self.fail_tick(err);
             }
         }
@@ -467,6 +563,14 @@ impl<C: MonotonicClock> Session<C> {
         ended_by: ExitReason,
     ) -> RunReport {
         let mut reason = self.exit.take().unwrap_or(ended_by);
+        #[cfg(feature = "net")]
+        let net = self.net.take().map(|mut net| {
+            if net.report().end.is_none() {
+                net.linger(NET_LINGER);
+            }
+            net.finish();
+            net.report()
+        });
         if self.game_loop.state() != LoopState::Shutdown {
             let _ = self.game_loop.shutdown();
         }
@@ -535,6 +639,8 @@ impl<C: MonotonicClock> Session<C> {
             first_tick_wall_ns: self.first_tick_wall.map(|t| t - self.started_wall),
             profile,
             recording: None,
+            #[cfg(feature = "net")]
+            net,
             exit: reason,
         };
         // 6. the game's `finish`, with the final world and the report (a

@@ -104,6 +104,7 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for WindowedRun<G> {
             registrations,
             script: _,
             options,
+            net,
             ..
         } = self.parts;
         let world = build_world::<G, S>(&mut game, &config, registrations, &options)?;
@@ -111,7 +112,8 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for WindowedRun<G> {
             .build()
             .map_err(|e| window_failed(ErrorCode::Unsupported, "connecting to the display", e))?;
         let backend = config.determinism.math;
-        let session = Session::new(world, &config, &options, backend, SteadyClock)?;
+        let mut session = Session::new(world, &config, &options, backend, SteadyClock)?;
+        session.attach_net(net)?;
         let mut app = App::<G, S> {
             view: game.view(&config),
             surface: SurfaceSize::default(),

@@ -19,7 +19,9 @@ pub const NETWORK_INTERRUPTED: EventId = EventId::new("net", "network_interrupte
 /// field `peer`.
 pub const NETWORK_RESUMED: EventId = EventId::new("net", "network_resumed");
 /// `net/disconnected` (Warn): a peer timed out or left; field `peer`. The
-/// session ends with [`NetEnd::Disconnected`](crate::NetEnd) (exit code 10).
+/// session ends with [`NetEnd::Disconnected`](crate::NetEnd) (exit code 10),
+/// unless the peer was a spectator (field `spectator = true`): the players
+/// play on.
 pub const DISCONNECTED: EventId = EventId::new("net", "disconnected");
 /// `net/desync` (Error): two peers' checksums of one confirmed tick differ;
 /// fields `tick`, `peer`, `components` (the per-type hash lines that
@@ -32,6 +34,9 @@ pub const SYNC_TEST_MISMATCH: EventId = EventId::new("net", "sync_test_mismatch"
 /// `net/sync_timeout` (Error): the peers did not synchronize within
 /// `NetConfig::sync_timeout`; the session ends with exit code 12.
 pub const SYNC_TIMEOUT: EventId = EventId::new("net", "sync_timeout");
+/// `net/record_failed` (Error): writing the session record failed (field
+/// `error`); the session plays on unrecorded.
+pub const RECORD_FAILED: EventId = EventId::new("net", "record_failed");
 /// `net/prediction_stall` (Debug, rate-limited): the local tick waits
 /// because a remote peer is a prediction window behind.
 pub const PREDICTION_STALL: EventId = EventId::new("net", "prediction_stall");

@@ -108,6 +108,15 @@ impl<I: PlayerInput> PlayerInputs<I> {
         }
     }
 
+    /// Confirmed inputs of `inputs.len()` players (a session record's tick).
+    pub(crate) fn confirmed(inputs: &[I]) -> Self {
+        let mut s = Self::new(inputs.len());
+        for (slot, input) in s.inputs.iter_mut().zip(inputs) {
+            *slot = *input;
+        }
+        s
+    }
+
     pub(crate) fn set(&mut self, inputs: &[(I, ggrs::InputStatus)]) {
         for (i, (input, status)) in inputs.iter().take(MAX_PLAYERS).enumerate() {
             self.inputs[i] = *input;

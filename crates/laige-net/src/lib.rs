@@ -24,16 +24,22 @@
 //! session is simulation only; presentation reads the world it advances.
 #![doc = include_str!("net.md")]
 
+mod driver;
 pub mod events;
 pub mod fault;
 mod input;
+mod owned;
 mod pace;
+mod record;
 mod session;
 
+pub use driver::{NetReport, TickDriver};
 pub use ggrs::UdpNonBlockingSocket;
 pub use input::{InputStatus, MAX_PLAYERS, PlayerInput, PlayerInputs};
+pub use owned::NetSession;
 pub use pace::TickPacer;
+pub use record::replay_session;
 pub use session::{
     Advance, EXIT_DESYNC, EXIT_DISCONNECTED, EXIT_SYNC_TIMEOUT, EXIT_SYSTEM_FAILED, GgrsConfig,
-    MAX_PREDICTION, NetConfig, NetEnd, NetSession, NetStats, Seat,
+    MAX_PREDICTION, NetConfig, NetDriver, NetEnd, NetStats, Seat,
 };

@@ -1,4 +1,4 @@
-//! [`NetSession`]: one laige world driven by a GGRS session (P2P rollback
+//! [`NetDriver`]: a GGRS session (P2P rollback
 //! or lockstep, spectator, sync test), with whole-world snapshots.
 
 use std::marker::PhantomData;
@@ -10,11 +10,14 @@ use ggrs::{
     SessionBuilder, SessionState, SpectatorSession, SyncTestSession,
 };
 use laige_core::{Error, ErrorCode, Result, event};
+use laige_sim::input::InputQueue;
+use laige_sim::replay::ReplayHeader;
 use laige_sim::snapshot::{SnapshotRing, WorldSnapshot};
 use laige_sim::{SystemSchedule, World};
 
 use crate::events;
 use crate::input::{MAX_PLAYERS, PlayerInput, PlayerInputs};
+use crate::record::{self, SessionRecorder};
 
 /// GGRS's compile-time configuration for a game's input type: the state
 /// GGRS keeps per saved frame is only the ring slot (`u32`); the snapshot
@@ -64,7 +67,7 @@ pub struct NetConfig {
     /// the session. Default 10 s.
     pub sync_timeout: Duration,
     /// How many confirmed `(tick, state hash)` pairs the session keeps for
-    /// [`NetSession::confirmed_hashes`] (allocated once; 0 keeps none).
+    /// [`NetDriver::confirmed_hashes`] (allocated once; 0 keeps none).
     pub confirmed_log: usize,
 }
 
@@ -174,7 +177,7 @@ impl NetEnd {
     }
 }
 
-/// What one [`NetSession::advance`] did.
+/// What one [`NetDriver::advance`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Advance {
     /// The handshake is still running; no tick.
@@ -187,7 +190,7 @@ pub enum Advance {
     /// A remote peer is too far behind (the prediction window is full,
     /// or lockstep waits for an input); no tick.
     Waiting,
-    /// The session has ended ([`NetSession::end`] says why).
+    /// The session has ended ([`NetDriver::end`] says why).
     Ended,
 }
 
@@ -225,20 +228,33 @@ enum Kind<I: PlayerInput> {
     },
 }
 
-/// A laige world run by a GGRS session: P2P (rollback, or lockstep with
-/// `max_prediction: 0`), spectator or sync test.
+/// A GGRS session (P2P rollback or lockstep, spectator, sync test) over a
+/// world it does not own: the part of a [`NetSession`] that a loop owning
+/// the world drives (the engine's frame step does, through
+/// [`TickDriver`]).
 ///
-/// Call [`advance`](Self::advance) once per due tick from the loop that
-/// owns the world. It builds the local player's input from the world's
-/// input queue (events stamped for the current tick, through
-/// [`PlayerInput::from_events`]), hands it to GGRS, and fulfils GGRS's
-/// requests in order: save (into the snapshot ring), load (a rollback),
-/// advance (write [`PlayerInputs`], run the systems once).
-pub struct NetSession<I: PlayerInput> {
+/// Call [`advance`](Self::advance) once per due tick with the world and
+/// its schedule. It moves the world's pending input events into its own
+/// queue (systems see every player's input only through
+/// [`PlayerInputs`]: a peer's raw events are not simulation state the
+/// others have), builds the local player's input from the events stamped
+/// for the current tick (through [`PlayerInput::from_events`]), hands it
+/// to GGRS, and fulfils GGRS's requests in order: save (into the snapshot
+/// ring), load (a rollback), advance (write [`PlayerInputs`], run the
+/// systems once).
+pub struct NetDriver<I: PlayerInput> {
     kind: Kind<I>,
-    world: World,
-    schedule: SystemSchedule,
     ring: SnapshotRing,
+    /// The local player's input events, out of the world's queue.
+    local_events: InputQueue,
+    /// The spectators this peer serves: one that leaves ends nothing.
+    spectators: Vec<SocketAddr>,
+    /// The session record ([`record_to`](Self::record_to)).
+    recorder: Option<SessionRecorder>,
+    /// The inputs of each tick's last simulation, by `tick % len`.
+    last_inputs: Vec<(u64, PlayerInputs<I>)>,
+    /// One input record's bytes (reused).
+    record_buf: Vec<u8>,
     /// Ring slots GGRS saves into; the one after them is a sync test's
     /// scratch slot for re-saves.
     save_slots: usize,
@@ -256,10 +272,9 @@ pub struct NetSession<I: PlayerInput> {
     dump_prefix: Option<String>,
 }
 
-impl<I: PlayerInput> std::fmt::Debug for NetSession<I> {
+impl<I: PlayerInput> std::fmt::Debug for NetDriver<I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NetSession")
-            .field("tick", &self.world.tick())
+        f.debug_struct("NetDriver")
             .field("stats", &self.stats)
             .field("end", &self.end)
             .finish_non_exhaustive()
@@ -271,7 +286,7 @@ fn ggrs_failed(err: &GgrsError) -> Error {
     Error::new(ErrorCode::Failed, events::SESSION_FAILED).with_detail(err.to_string())
 }
 
-impl<I: PlayerInput> NetSession<I> {
+impl<I: PlayerInput> NetDriver<I> {
     fn builder(config: &NetConfig) -> Result<SessionBuilder<GgrsConfig<I>>> {
         config.validate()?;
         SessionBuilder::<GgrsConfig<I>>::new()
@@ -286,20 +301,20 @@ impl<I: PlayerInput> NetSession<I> {
             .map_err(|e| ggrs_failed(&e))
     }
 
-    fn build(mut world: World, config: NetConfig, kind: Kind<I>) -> Result<Self> {
-        world.register_hashed_as::<PlayerInputs<I>>("net.player_inputs")?;
-        let inputs_entity = world
-            .ecs_mut()
-            .spawn((PlayerInputs::<I>::new(config.players),));
+    fn build(world: &mut World, config: NetConfig, kind: Kind<I>) -> Result<Self> {
+        let inputs_entity = install_inputs::<I>(world, config.players)?;
         world.check_snapshot_coverage()?;
         let save_slots = config.max_prediction.max(1) + 2;
-        let ring = SnapshotRing::new(&world, save_slots + 1)?;
-        let schedule = world.schedule_systems();
+        let ring = SnapshotRing::new(world, save_slots + 1)?;
+        let local_events = InputQueue::with_capacity(world.input().capacity())?;
         Ok(Self {
             kind,
-            world,
-            schedule,
             ring,
+            local_events,
+            spectators: Vec::new(),
+            recorder: None,
+            last_inputs: vec![(u64::MAX, PlayerInputs::new(config.players)); save_slots + 1],
+            record_buf: Vec::with_capacity(1 + MAX_PLAYERS * 64),
             save_slots,
             inputs_entity,
             local_input: I::default(),
@@ -327,7 +342,7 @@ impl<I: PlayerInput> NetSession<I> {
     /// `snapshot/unregistered_component` (an entity holds an unregistered
     /// component); `net/session_failed` (GGRS refused).
     pub fn p2p(
-        world: World,
+        world: &mut World,
         config: NetConfig,
         seats: &[Seat],
         socket: impl NonBlockingSocket<SocketAddr> + 'static,
@@ -373,14 +388,22 @@ impl<I: PlayerInput> NetSession<I> {
         let session = builder
             .start_p2p_session(socket)
             .map_err(|e| ggrs_failed(&e))?;
-        Self::build(
+        let mut driver = Self::build(
             world,
             config,
             Kind::P2P {
                 session: Box::new(session),
                 local,
             },
-        )
+        )?;
+        driver.spectators = seats
+            .iter()
+            .filter_map(|s| match s {
+                Seat::Spectator(addr) => Some(*addr),
+                _ => None,
+            })
+            .collect();
+        Ok(driver)
     }
 
     /// A spectator of the host at `host`: receives every player's
@@ -389,7 +412,7 @@ impl<I: PlayerInput> NetSession<I> {
     /// # Errors
     /// As [`p2p`](Self::p2p).
     pub fn spectator(
-        world: World,
+        world: &mut World,
         config: NetConfig,
         host: SocketAddr,
         socket: impl NonBlockingSocket<SocketAddr> + 'static,
@@ -406,7 +429,7 @@ impl<I: PlayerInput> NetSession<I> {
     /// # Errors
     /// `net/config_invalid` for `check_distance` outside
     /// `1..max_prediction`; otherwise as [`p2p`](Self::p2p).
-    pub fn sync_test(world: World, config: NetConfig, check_distance: usize) -> Result<Self> {
+    pub fn sync_test(world: &mut World, config: NetConfig, check_distance: usize) -> Result<Self> {
         if check_distance == 0 || check_distance >= config.max_prediction {
             return Err(Error::invalid_argument(
                 events::CONFIG_INVALID,
@@ -429,23 +452,61 @@ impl<I: PlayerInput> NetSession<I> {
         )
     }
 
+    /// Records the session from here on: every confirmed tick's inputs of
+    /// all players and the state hash after it, in laige-sim's replay
+    /// format under `header` (the caller's backend, seed and config
+    /// hash), written to `out` as ticks become final. Call it before the
+    /// first tick, with the session's world. [`crate::replay_session`]
+    /// re-runs the record offline.
+    ///
+    /// # Errors
+    /// `net/config_invalid` after the first tick; the recorder's own
+    /// (`replay/header_invalid`, `replay/io_failed`).
+    pub fn record_to(
+        &mut self,
+        out: impl std::io::Write + 'static,
+        header: ReplayHeader,
+        world: &World,
+    ) -> Result<()> {
+        if world.tick() != 0 {
+            return Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                "world.tick",
+                world.tick(),
+                "0 (record a session from its start)",
+            ));
+        }
+        let mut recorder = SessionRecorder::new(Box::new(out), header)?;
+        recorder.record_hash(0, world.state_hash())?;
+        self.recorder = Some(recorder);
+        Ok(())
+    }
+
+    /// Ends the session record (its end record, flushed): the ticks
+    /// confirmed so far are in it. Nothing without a record.
+    ///
+    /// # Errors
+    /// The recorder's (`replay/io_failed`); also logged as
+    /// `net/record_failed`.
+    pub fn finish_record(&mut self) -> Result<()> {
+        let Some(recorder) = self.recorder.take() else {
+            return Ok(());
+        };
+        recorder
+            .finish()
+            .and_then(|mut out| {
+                out.flush().map_err(|e| {
+                    Error::new(ErrorCode::Io, events::RECORD_FAILED).with_detail(e.to_string())
+                })
+            })
+            .inspect_err(record::record_failed)
+    }
+
     /// On a P2P desync, write the desynced tick's snapshot
     /// ([`WorldSnapshot::dump`]) to `{prefix}-tick{N}.txt`, for
     /// `cargo xtask desync-diff` against the other peer's file.
     pub fn dump_desyncs_to(&mut self, prefix: impl Into<String>) {
         self.dump_prefix = Some(prefix.into());
-    }
-
-    /// The world (read).
-    #[must_use]
-    pub fn world(&self) -> &World {
-        &self.world
-    }
-
-    /// The world, exclusively (push input events into its queue; do not
-    /// spawn or change state outside the systems during a session).
-    pub fn world_mut(&mut self) -> &mut World {
-        &mut self.world
     }
 
     /// The counters.
@@ -460,11 +521,33 @@ impl<I: PlayerInput> NetSession<I> {
         self.end.as_ref()
     }
 
-    /// Why the session ended (consuming it; dropping a session closes its
-    /// socket, which its peers see as a disconnect after their timeout).
+    /// Why the session ended (consuming it).
     #[must_use]
     pub fn into_end(self) -> Option<NetEnd> {
         self.end
+    }
+
+    /// Keeps polling the peers for up to `time` without simulating, so
+    /// that they receive this peer's last inputs (GGRS resends unacknowledged
+    /// inputs every 200 ms) before the socket closes: a run that ends by
+    /// its limit lets the others reach theirs. Returns early once the
+    /// session ended (a peer left). Cold path.
+    pub fn linger(&mut self, time: Duration) {
+        let until = Instant::now() + time;
+        crate::driver::poll_until(until, Duration::from_millis(5), || match &mut self.kind {
+            Kind::P2P { session, .. } => {
+                session.poll_remote_clients();
+                session
+                    .events()
+                    .any(|e| matches!(e, GgrsEvent::Disconnected { .. }))
+            }
+            Kind::Spectator(s) => {
+                s.poll_remote_clients();
+                s.events()
+                    .any(|e| matches!(e, GgrsEvent::Disconnected { .. }))
+            }
+            Kind::SyncTest { .. } => true,
+        });
     }
 
     /// The confirmed `(tick, state hash)` pairs, oldest first (up to
@@ -480,10 +563,16 @@ impl<I: PlayerInput> NetSession<I> {
     /// `net/session_failed` if GGRS rejects a request in a way that is not
     /// a session end (a bug); ends (disconnect, desync, timeout, a failing
     /// system) are [`Advance::Ended`] with [`end`](Self::end) set.
-    pub fn advance(&mut self) -> Result<Advance> {
+    pub fn advance(&mut self, world: &mut World, schedule: &SystemSchedule) -> Result<Advance> {
         if self.end.is_some() {
             return Ok(Advance::Ended);
         }
+        // Out of the world's queue before any system runs (a rejected
+        // event is counted by the queue).
+        for ev in world.input().pending() {
+            let _ = self.local_events.push_at(ev.tick, ev.time_ns, ev.kind);
+        }
+        world.input_mut().clear_pending();
         self.poll_events();
         if self.end.is_some() {
             return Ok(Advance::Ended);
@@ -501,11 +590,11 @@ impl<I: PlayerInput> NetSession<I> {
             self.stats.skipped += 1;
             return Ok(Advance::Skipped);
         }
-        let tick = self.world.tick();
+        let tick = world.tick();
         if self.input_tick != Some(tick) {
             // Once per tick: a tick that waits re-sends the same input.
-            self.world.input_mut().deliver(tick);
-            self.local_input = I::from_events(self.local_input, self.world.input().delivered());
+            self.local_events.deliver(tick);
+            self.local_input = I::from_events(self.local_input, self.local_events.delivered());
             self.input_tick = Some(tick);
         }
         let requests = match self.add_input_and_advance() {
@@ -524,10 +613,10 @@ impl<I: PlayerInput> NetSession<I> {
             }
             Err(e) => return Err(ggrs_failed(&e)),
         };
-        let before = self.world.tick();
+        let before = world.tick();
         let mut ticked = false;
         for request in requests {
-            if let Err(end) = self.fulfil(request, &mut ticked) {
+            if let Err(end) = self.fulfil(request, world, schedule, &mut ticked) {
                 self.end = Some(end);
                 return Ok(Advance::Ended);
             }
@@ -535,7 +624,7 @@ impl<I: PlayerInput> NetSession<I> {
         if let Some(report) = self.mismatch.take() {
             return Ok(self.desync(before, report));
         }
-        self.after_tick();
+        self.after_tick(world);
         Ok(if ticked {
             self.stats.ticks += 1;
             Advance::Ticked
@@ -577,6 +666,8 @@ impl<I: PlayerInput> NetSession<I> {
     fn fulfil(
         &mut self,
         request: GgrsRequest<GgrsConfig<I>>,
+        world: &mut World,
+        schedule: &SystemSchedule,
         ticked: &mut bool,
     ) -> std::result::Result<(), NetEnd> {
         match request {
@@ -590,7 +681,7 @@ impl<I: PlayerInput> NetSession<I> {
                         .is_ok_and(|s| s.is_filled() && s.tick() == tick);
                 let hash = if resave {
                     let scratch = self.save_slots;
-                    let hash = self.save(scratch)?;
+                    let hash = self.save(scratch, world)?;
                     let (first, again) = (self.ring.get(slot), self.ring.get(scratch));
                     if let (Ok(first), Ok(again)) = (first, again)
                         && first.state_hash() != hash
@@ -603,34 +694,32 @@ impl<I: PlayerInput> NetSession<I> {
                     }
                     self.ring.get(slot).map_or(hash, |s| s.state_hash())
                 } else {
-                    self.save(slot)?
+                    self.save(slot, world)?
                 };
                 let checksum = self.ring.get(slot).map_or(u128::from(hash), checksum);
                 let slot = u32::try_from(slot).unwrap_or(0);
                 cell.save(frame, Some(slot), Some(checksum));
             }
             GgrsRequest::LoadGameState { cell, frame } => {
-                let from = self.world.tick();
+                let from = world.tick();
                 let slot = cell.load().map_or(usize::MAX, |s| s as usize);
-                self.ring
-                    .load(slot, &mut self.world)
-                    .map_err(NetEnd::SystemFailed)?;
-                debug_assert_eq!(self.world.tick(), frame_tick(frame));
+                self.ring.load(slot, world).map_err(NetEnd::SystemFailed)?;
+                debug_assert_eq!(world.tick(), frame_tick(frame));
                 self.stats.rollbacks += 1;
-                self.stats.rolled_back_ticks += from.saturating_sub(self.world.tick());
+                self.stats.rolled_back_ticks += from.saturating_sub(world.tick());
             }
             GgrsRequest::AdvanceFrame { inputs } => {
-                if let Some(current) = self
-                    .world
-                    .query_one_mut::<&mut PlayerInputs<I>>(self.inputs_entity)
+                let tick = world.tick();
+                if let Some(current) =
+                    world.query_one_mut::<&mut PlayerInputs<I>>(self.inputs_entity)
                 {
                     current.set(&inputs);
+                    let n = self.last_inputs.len() as u64;
+                    self.last_inputs[usize::try_from(tick % n).unwrap_or(0)] = (tick, *current);
                 }
-                self.world
-                    .run_systems(&self.schedule)
-                    .map_err(NetEnd::SystemFailed)?;
+                world.run_systems(schedule).map_err(NetEnd::SystemFailed)?;
                 if self.config.max_prediction == 0 {
-                    self.log_confirmed(self.world.tick(), self.world.state_hash());
+                    self.log_confirmed(world.tick(), world.state_hash());
                 }
                 *ticked = true;
             }
@@ -638,10 +727,8 @@ impl<I: PlayerInput> NetSession<I> {
         Ok(())
     }
 
-    fn save(&mut self, slot: usize) -> std::result::Result<u64, NetEnd> {
-        self.ring
-            .save(slot, &self.world)
-            .map_err(NetEnd::SystemFailed)
+    fn save(&mut self, slot: usize, world: &World) -> std::result::Result<u64, NetEnd> {
+        self.ring.save(slot, world).map_err(NetEnd::SystemFailed)
     }
 
     fn log_confirmed(&mut self, tick: u64, hash: u64) {
@@ -652,13 +739,37 @@ impl<I: PlayerInput> NetSession<I> {
         if self.confirmed.len() < self.confirmed.capacity() {
             self.confirmed.push((tick, hash));
         }
+        if tick > 0
+            && let Some(recorder) = &mut self.recorder
+        {
+            // The state at `tick` is final: the inputs of tick − 1 (its
+            // last simulation) made it.
+            let n = self.last_inputs.len() as u64;
+            let (at, inputs) = self.last_inputs[usize::try_from((tick - 1) % n).unwrap_or(0)];
+            let written = if at == tick - 1 {
+                record::encode(&inputs, &mut self.record_buf);
+                recorder
+                    .record_input_bytes(tick - 1, &self.record_buf)
+                    .and_then(|()| recorder.record_hash(tick, hash))
+            } else {
+                Err(
+                    Error::new(ErrorCode::InvalidState, events::RECORD_FAILED).with_detail(
+                        format!("the inputs of tick {} are no longer kept", tick - 1),
+                    ),
+                )
+            };
+            if let Err(err) = written {
+                record::record_failed(&err);
+                self.recorder = None;
+            }
+        }
     }
 
     /// After a tick: the prediction depth, time sync, and the newly
     /// confirmed ticks' hashes (a state at tick `t` is final once the
     /// inputs of tick `t - 1` are confirmed).
-    fn after_tick(&mut self) {
-        let current = self.world.tick();
+    fn after_tick(&mut self, world: &World) {
+        let current = world.tick();
         let confirmed_input = match &mut self.kind {
             Kind::P2P { session, local } => {
                 if let Some(&handle) = session.remote_player_handles().first()
@@ -690,7 +801,7 @@ impl<I: PlayerInput> NetSession<I> {
         while tick <= final_up_to.min(current) {
             let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
             if tick == current {
-                let hash = self.world.state_hash();
+                let hash = world.state_hash();
                 self.log_confirmed(tick, hash);
             } else if let Ok(s) = self.ring.get(slot)
                 && s.is_filled()
@@ -757,10 +868,15 @@ impl<I: PlayerInput> NetSession<I> {
         let mut ended = None;
         let mut desync = None;
         let mut skip = 0;
+        let spectators = &self.spectators;
         let mut drain = |e: GgrsEvent<GgrsConfig<I>>| match e {
             GgrsEvent::Synchronizing { .. } => {}
             GgrsEvent::Synchronized { addr } => {
                 event!(Info, events::SYNCHRONIZED, peer = %addr);
+            }
+            GgrsEvent::Disconnected { addr } if spectators.contains(&addr) => {
+                // A spectator that left: the players play on.
+                event!(Warn, events::DISCONNECTED, peer = %addr, spectator = true);
             }
             GgrsEvent::Disconnected { addr } => {
                 event!(Warn, events::DISCONNECTED, peer = %addr);
@@ -808,6 +924,20 @@ impl<I: PlayerInput> NetSession<I> {
             self.end = Some(end);
         }
     }
+}
+
+/// Registers [`PlayerInputs`] (`net.player_inputs`) on `world` and spawns
+/// the entity that holds them for `players` players (a session's, and a
+/// session record's playback).
+///
+/// # Errors
+/// The registration's (a name or type already registered otherwise).
+pub(crate) fn install_inputs<I: PlayerInput>(
+    world: &mut World,
+    players: usize,
+) -> Result<hecs::Entity> {
+    world.register_hashed_as::<PlayerInputs<I>>("net.player_inputs")?;
+    Ok(world.ecs_mut().spawn((PlayerInputs::<I>::new(players),)))
 }
 
 /// The checksum GGRS exchanges: the state hash in the low 64 bits; in the

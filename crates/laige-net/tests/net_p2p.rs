@@ -9,7 +9,7 @@
 
 mod support;
 
-use std::net::{SocketAddr, UdpSocket};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -20,18 +20,9 @@ use laige_net::{
     Advance, EXIT_DISCONNECTED, NetConfig, NetEnd, NetSession, NetStats, Seat, TickPacer,
     UdpNonBlockingSocket,
 };
-use support::{Avatar, Steer, game, script_input};
+use support::{Avatar, Steer, free_port, game, player_seats, script_input};
 
 const RATE_HZ: usize = 120;
-
-/// A free UDP port on loopback (bound, read, released).
-fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn faults(seed: u64) -> Faults {
     Faults {
@@ -63,20 +54,6 @@ struct Plan {
     faults: bool,
     /// Where peers dump a desynced tick (`{dir}/peer{me}`).
     dump_dir: Option<std::path::PathBuf>,
-}
-
-/// The seats of player `me` of two on loopback: itself local, the other
-/// remote at its port.
-fn player_seats(me: usize, ports: [u16; 2]) -> Vec<Seat> {
-    (0..2)
-        .map(|i| {
-            if i == me {
-                Seat::Local
-            } else {
-                Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[i])))
-            }
-        })
-        .collect()
 }
 
 fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult {

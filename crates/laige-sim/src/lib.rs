@@ -109,9 +109,9 @@ mod world;
 
 pub use entities::Entities;
 pub use game_loop::{
-    AllocCheck, Alpha, DEFAULT_MAX_CATCH_UP_TICKS, DEFAULT_TICK_RATE_HZ, FrameInfo, GameLoop,
-    GameLoopOptions, GameLoopStats, LoopHooks, LoopState, MAX_CATCH_UP_TICKS, MAX_TICK_RATE_HZ,
-    MIN_TICK_RATE_HZ, OnBeginFrame, OnEndFrame, OnTick,
+    AllocCheck, Alpha, DEFAULT_MAX_CATCH_UP_TICKS, DEFAULT_TICK_RATE_HZ, DueTick, FrameInfo,
+    GameLoop, GameLoopOptions, GameLoopStats, LoopHooks, LoopState, MAX_CATCH_UP_TICKS,
+    MAX_TICK_RATE_HZ, MIN_TICK_RATE_HZ, OnBeginFrame, OnEndFrame, OnTick,
 };
 pub use guardrails::{ChurnBudget, ChurnStats, DEFAULT_CHURN_BUDGET};
 pub use laige_macros::StateHash;

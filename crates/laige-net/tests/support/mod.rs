@@ -3,9 +3,12 @@
 
 #![allow(dead_code, reason = "each test binary uses a part")]
 
+use std::net::{SocketAddr, UdpSocket};
+
 use laige_core::SimScalar;
 use laige_net::PlayerInput;
 use laige_net::PlayerInputs;
+use laige_net::Seat;
 use laige_sim::input::{InputEvent, InputKind};
 use laige_sim::workload::{self, WorkloadConfig};
 use laige_sim::{StateHash, World};
@@ -96,4 +99,27 @@ pub fn script_input(world: &mut World, player: u8, tick: u64) {
             )
             .unwrap();
     }
+}
+
+/// A free UDP port on loopback (bound, read, released).
+pub fn free_port() -> u16 {
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The seats of player `me` of two on loopback: itself local, the other
+/// remote at its port.
+pub fn player_seats(me: usize, ports: [u16; 2]) -> Vec<Seat> {
+    (0..2)
+        .map(|i| {
+            if i == me {
+                Seat::Local
+            } else {
+                Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[i])))
+            }
+        })
+        .collect()
 }

@@ -12,8 +12,24 @@
 //! (it runs inside the tick's zero-allocation window). A panicking hook is caught
 //! and turns the frame into a `loop/hook_panicked` error.
 
+use laige_core::Result;
+
 use super::FrameInfo;
 use crate::World;
+use crate::system::SystemSchedule;
+
+/// What a hook that owns the ticks ([`LoopHooks::run_tick`]) did with one
+/// due tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DueTick {
+    /// The world advanced by one tick (`on_tick` fires).
+    Ran,
+    /// The due tick is used up without a tick: the tick's owner is not
+    /// ready (a network session still synchronizing, waiting for a remote
+    /// input, or slowing down for time sync). The loop's tick accounting
+    /// moves on; `on_tick` does not fire.
+    Skipped,
+}
 
 /// Callbacks around the loop's frames and ticks. Every method defaults to
 /// doing nothing.
@@ -37,6 +53,23 @@ pub trait LoopHooks {
     fn on_end_frame(&mut self, world: &World, frame: &FrameInfo) {
         let _ = (world, frame);
     }
+
+    /// Runs one due tick instead of the loop, for a caller that owns the
+    /// ticks (a network session saves, rolls back and re-simulates inside
+    /// one due tick, or skips it). `None` (the default): the loop runs the
+    /// schedule once itself. The tick runs inside the loop's
+    /// zero-allocation window like the loop's own.
+    ///
+    /// # Errors
+    /// An error fails the tick as a failing system does.
+    fn run_tick(
+        &mut self,
+        world: &mut World,
+        schedule: &SystemSchedule,
+    ) -> Option<Result<DueTick>> {
+        let _ = (world, schedule);
+        None
+    }
 }
 
 /// No hooks.
@@ -52,6 +85,13 @@ impl<H: LoopHooks + ?Sized> LoopHooks for &mut H {
     fn on_end_frame(&mut self, world: &World, frame: &FrameInfo) {
         (**self).on_end_frame(world, frame);
     }
+    fn run_tick(
+        &mut self,
+        world: &mut World,
+        schedule: &SystemSchedule,
+    ) -> Option<Result<DueTick>> {
+        (**self).run_tick(world, schedule)
+    }
 }
 
 macro_rules! impl_tuple {
@@ -66,6 +106,17 @@ macro_rules! impl_tuple {
             }
             fn on_end_frame(&mut self, world: &World, frame: &FrameInfo) {
                 $(self.$i.on_end_frame(world, frame);)+
+            }
+            /// The first element that owns the tick runs it.
+            fn run_tick(
+                &mut self,
+                world: &mut World,
+                schedule: &SystemSchedule,
+            ) -> Option<Result<DueTick>> {
+                $(if let Some(r) = self.$i.run_tick(world, schedule) {
+                    return Some(r);
+                })+
+                None
             }
         }
     };

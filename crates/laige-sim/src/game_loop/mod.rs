@@ -67,7 +67,7 @@ use laige_core::alloc_watch;
 use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::{Error, ErrorCode, RateGrid, Result, panic_message};
 
-pub use hooks::{LoopHooks, OnBeginFrame, OnEndFrame, OnTick};
+pub use hooks::{DueTick, LoopHooks, OnBeginFrame, OnEndFrame, OnTick};
 /// The presentation alpha of a frame (defined in laige-core beside the
 /// tick grid it is a fraction of, so the renderer can name it too).
 pub use laige_core::Alpha;
@@ -281,8 +281,10 @@ impl<C: MonotonicClock> GameLoop<C> {
             let cap = u64::from(self.options.max_catch_up_ticks);
             let run = want.min(cap);
             for _ in 0..run {
+                let before = self.stats.ticks;
                 self.run_one_tick(hooks, true)?;
-                info.ticks_run += 1;
+                // A due tick a tick-owning hook skipped ran none.
+                info.ticks_run += u32::from(self.stats.ticks != before);
             }
             let dropped = want - run;
             if dropped > 0 {
@@ -360,6 +362,26 @@ impl<C: MonotonicClock> GameLoop<C> {
     /// One tick: the schedule dispatch (timed when profiling), the counters
     /// and `on_tick`. Returns the new tick number.
     fn tick_body<H: LoopHooks>(&mut self, hooks: &mut H, from_clock: bool) -> Result<u64> {
+        let t0 = self.profiler.is_enabled().then(|| SteadyClock.now_ns());
+        if let Some(run) = hooks.run_tick(&mut self.world, &self.schedule) {
+            if let Some(t0) = t0 {
+                // The owner's whole tick (its rollbacks included).
+                self.profiler.record_tick(elapsed_since(t0));
+            }
+            let run = run?; // a failed tick is not consumed, as below
+            if from_clock {
+                self.consumed += 1;
+            }
+            if run == DueTick::Skipped {
+                return Ok(self.world.tick());
+            }
+            self.stats.ticks += 1;
+            let tick = self.world.tick();
+            #[cfg(debug_assertions)]
+            let _label = alloc_watch::label("on_tick");
+            guard_hook(|| hooks.on_tick(&self.world, tick), "on_tick")?;
+            return Ok(tick);
+        }
         if self.profiler.is_enabled() {
             let t0 = SteadyClock.now_ns();
             self.world

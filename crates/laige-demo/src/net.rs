@@ -1,0 +1,406 @@
+//! The demo's network sessions: a small lobby that tells every peer the
+//! others' addresses (GGRS needs them up front), then a laige-net session
+//! (P2P rollback or lockstep, spectator, or a local sync test) that owns
+//! the engine's ticks (`EngineBuilder::net`).
+//!
+//! The lobby runs on the UDP port the session then uses, before the
+//! session binds it: every joiner sends `laige-demo hello player` (or
+//! `spectator`) to the host every 100 ms; once the host has heard from
+//! every player and spectator it answers each with its seat and the
+//! players' addresses (`laige-demo welcome SEAT PLAYERS ADDR1 …`, seat 0
+//! being the host itself). A lost welcome is answered again at the next
+//! hello.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::time::{Duration, Instant};
+
+use laige_engine::core::EventId;
+use laige_engine::net::fault::{Faults, FaultySocket};
+use laige_engine::net::{NetConfig, NetDriver, Seat, TickDriver, UdpNonBlockingSocket};
+use laige_engine::{Error, ErrorCode, Result, World};
+
+use crate::sim::PilotInput;
+
+/// `demo/lobby_timeout`: the lobby did not fill (or no welcome came) in
+/// time; the demo exits with laige-net's sync-timeout code (12).
+pub const LOBBY_TIMEOUT: EventId = EventId::new("demo", "lobby_timeout");
+/// `demo/lobby_failed`: the lobby's socket failed or a message was
+/// malformed (exit code 1).
+pub const LOBBY_FAILED: EventId = EventId::new("demo", "lobby_failed");
+
+/// How long the lobby waits for its peers: 30 s (peers started by hand,
+/// or under an emulator, take seconds to come up).
+pub const LOBBY_TIMEOUT_AFTER: Duration = Duration::from_secs(30);
+
+const HELLO_PLAYER: &str = "laige-demo hello player";
+const HELLO_SPECTATOR: &str = "laige-demo hello spectator";
+const WELCOME: &str = "laige-demo welcome";
+/// The entries of a confirmed-hash log: 65 536 ticks (18 minutes at 60 Hz;
+/// 1 MiB, allocated once).
+pub const CONFIRMED_LOG: usize = 1 << 16;
+
+/// Who this process is in the session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Player 0, on `port`, waiting for `players - 1` players and
+    /// `spectators` spectators.
+    Host {
+        /// The UDP port.
+        port: u16,
+        /// Players in the session (2..=4).
+        players: u8,
+        /// Spectators to wait for.
+        spectators: u8,
+    },
+    /// A player joining `host` from `port` (0: any free port).
+    Join {
+        /// The host's address.
+        host: SocketAddr,
+        /// This peer's UDP port (0: any).
+        port: u16,
+    },
+    /// A spectator of `host`.
+    Spectate {
+        /// The host's address.
+        host: SocketAddr,
+        /// This peer's UDP port (0: any).
+        port: u16,
+    },
+    /// A local GGRS sync test with this check distance (both players'
+    /// input from the local script).
+    SyncTest {
+        /// Ticks rolled back and re-simulated every tick.
+        check_distance: u8,
+    },
+}
+
+/// A network session's plan: the role, the session's options, the faults
+/// this peer's socket adds.
+#[derive(Clone, Debug)]
+pub struct NetPlan {
+    /// Who this process is.
+    pub role: Role,
+    /// Prediction, input delay, tick rate (the player count comes from
+    /// the lobby).
+    pub config: NetConfig,
+    /// Packet faults on this peer's socket (none by default).
+    pub faults: Faults,
+}
+
+/// What the lobby settled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seating {
+    /// This peer's seats (players first, then spectators; empty for a
+    /// spectator or a sync test).
+    pub seats: Vec<Seat>,
+    /// This player's seat (`None`: a spectator or a sync test).
+    pub seat: Option<u8>,
+    /// Players in the session.
+    pub players: u8,
+    /// The UDP port the session binds.
+    pub port: u16,
+}
+
+fn lobby_failed(detail: String) -> Error {
+    Error::new(ErrorCode::Io, LOBBY_FAILED).with_detail(detail)
+}
+
+/// Runs the lobby for `role` (nothing for a sync test).
+///
+/// # Errors
+/// `demo/lobby_timeout` after [`LOBBY_TIMEOUT_AFTER`];
+/// `demo/lobby_failed` for a socket error or a malformed welcome.
+pub fn seat(role: &Role) -> Result<Seating> {
+    match *role {
+        Role::Host {
+            port,
+            players,
+            spectators,
+        } => host_lobby(port, players, spectators),
+        Role::Join { host, port } => join_lobby(host, port, false),
+        Role::Spectate { host, port } => join_lobby(host, port, true),
+        Role::SyncTest { .. } => Ok(Seating {
+            seats: Vec::new(),
+            seat: Some(0),
+            players: 2,
+            port: 0,
+        }),
+    }
+}
+
+fn bind(port: u16) -> Result<UdpSocket> {
+    let socket = UdpSocket::bind(("0.0.0.0", port))
+        .map_err(|e| lobby_failed(format!("binding UDP port {port}: {e}")))?;
+    socket
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .map_err(|e| lobby_failed(e.to_string()))?;
+    Ok(socket)
+}
+
+fn host_lobby(port: u16, players: u8, spectators: u8) -> Result<Seating> {
+    let socket = bind(port)?;
+    let deadline = Instant::now() + LOBBY_TIMEOUT_AFTER;
+    let (mut joined, mut watching) = (Vec::<SocketAddr>::new(), Vec::<SocketAddr>::new());
+    let mut buf = [0_u8; 512];
+    let full = |j: &Vec<_>, w: &Vec<_>| {
+        j.len() + 1 == usize::from(players) && w.len() == usize::from(spectators)
+    };
+    let welcome = |joined: &[SocketAddr], to: SocketAddr| -> String {
+        match joined.iter().position(|a| *a == to) {
+            Some(i) => {
+                let addrs: Vec<String> = joined.iter().map(ToString::to_string).collect();
+                format!("{WELCOME} {} {players} {}", i + 1, addrs.join(" "))
+            }
+            None => format!("{WELCOME} spectator {players}"),
+        }
+    };
+    while !full(&joined, &watching) {
+        if Instant::now() > deadline {
+            return Err(
+                Error::new(ErrorCode::Failed, LOBBY_TIMEOUT).with_detail(format!(
+                    "{} of {} players and {} of {spectators} spectators joined port {port} in {} s",
+                    joined.len() + 1,
+                    players,
+                    watching.len(),
+                    LOBBY_TIMEOUT_AFTER.as_secs()
+                )),
+            );
+        }
+        let Ok((n, from)) = socket.recv_from(&mut buf) else {
+            continue;
+        };
+        match std::str::from_utf8(&buf[..n]) {
+            Ok(HELLO_PLAYER)
+                if !joined.contains(&from) && joined.len() + 1 < usize::from(players) =>
+            {
+                joined.push(from)
+            }
+            Ok(HELLO_SPECTATOR)
+                if !watching.contains(&from) && watching.len() < usize::from(spectators) =>
+            {
+                watching.push(from);
+            }
+            _ => {}
+        }
+    }
+    // Everyone is here: each gets its welcome (again at each later hello,
+    // for a short while, in case one was lost).
+    let send_all = |socket: &UdpSocket| {
+        for &to in joined.iter().chain(&watching) {
+            let _ = socket.send_to(welcome(&joined, to).as_bytes(), to);
+        }
+    };
+    send_all(&socket);
+    let linger = Instant::now() + Duration::from_millis(300);
+    while Instant::now() < linger {
+        if let Ok((_, from)) = socket.recv_from(&mut buf)
+            && (joined.contains(&from) || watching.contains(&from))
+        {
+            let _ = socket.send_to(welcome(&joined, from).as_bytes(), from);
+        }
+    }
+    let mut seats = vec![Seat::Local];
+    seats.extend(joined.iter().map(|a| Seat::Remote(*a)));
+    seats.extend(watching.iter().map(|a| Seat::Spectator(*a)));
+    Ok(Seating {
+        seats,
+        seat: Some(0),
+        players,
+        port,
+    })
+}
+
+fn join_lobby(host: SocketAddr, port: u16, spectator: bool) -> Result<Seating> {
+    let socket = bind(port)?;
+    let port = socket
+        .local_addr()
+        .map_err(|e| lobby_failed(e.to_string()))?
+        .port();
+    let hello = if spectator {
+        HELLO_SPECTATOR
+    } else {
+        HELLO_PLAYER
+    };
+    let deadline = Instant::now() + LOBBY_TIMEOUT_AFTER;
+    let mut buf = [0_u8; 512];
+    loop {
+        if Instant::now() > deadline {
+            return Err(
+                Error::new(ErrorCode::Failed, LOBBY_TIMEOUT).with_detail(format!(
+                    "no welcome from the host at {host} in {} s",
+                    LOBBY_TIMEOUT_AFTER.as_secs()
+                )),
+            );
+        }
+        let _ = socket.send_to(hello.as_bytes(), host);
+        let Ok((n, from)) = socket.recv_from(&mut buf) else {
+            continue;
+        };
+        let Ok(text) = std::str::from_utf8(&buf[..n]) else {
+            continue;
+        };
+        let Some(rest) = text.strip_prefix(WELCOME) else {
+            continue;
+        };
+        if from.port() != host.port() {
+            continue;
+        }
+        return parse_welcome(rest, host, port, spectator);
+    }
+}
+
+/// `SEAT PLAYERS ADDR1 …` (a player) or `spectator PLAYERS`.
+fn parse_welcome(rest: &str, host: SocketAddr, port: u16, spectator: bool) -> Result<Seating> {
+    let malformed = || lobby_failed(format!("malformed welcome {rest:?}"));
+    let mut words = rest.split_whitespace();
+    let seat_word = words.next().ok_or_else(malformed)?;
+    let players: u8 = words
+        .next()
+        .and_then(|w| w.parse().ok())
+        .filter(|p| (2..=4).contains(p))
+        .ok_or_else(malformed)?;
+    if spectator {
+        return Ok(Seating {
+            seats: Vec::new(),
+            seat: None,
+            players,
+            port,
+        });
+    }
+    let seat: u8 = seat_word
+        .parse()
+        .ok()
+        .filter(|s| (1..players).contains(s))
+        .ok_or_else(malformed)?;
+    let others: Vec<SocketAddr> = words
+        .map(|w| w.parse().map_err(|_| malformed()))
+        .collect::<Result<_>>()?;
+    if others.len() + 1 != usize::from(players) {
+        return Err(malformed());
+    }
+    let seats = (0..players)
+        .map(|i| match i {
+            i if i == seat => Seat::Local,
+            0 => Seat::Remote(host),
+            i => Seat::Remote(others[usize::from(i) - 1]),
+        })
+        .collect();
+    Ok(Seating {
+        seats,
+        seat: Some(seat),
+        players,
+        port,
+    })
+}
+
+/// The session of `plan` for the seating the lobby settled, as the
+/// engine's tick owner (`EngineBuilder::net`).
+///
+/// # Errors
+/// The socket's bind, or the session's own errors (laige-net).
+pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Box<dyn TickDriver>> {
+    let config = NetConfig {
+        players: usize::from(seating.players),
+        confirmed_log: CONFIRMED_LOG,
+        ..plan.config
+    };
+    if let Role::SyncTest { check_distance } = plan.role {
+        let d = NetDriver::<PilotInput>::sync_test(world, config, usize::from(check_distance))?;
+        return Ok(Box::new(d));
+    }
+    let udp = UdpNonBlockingSocket::bind_to_port(seating.port).map_err(|e| {
+        lobby_failed(format!(
+            "binding the session's UDP port {}: {e}",
+            seating.port
+        ))
+    })?;
+    let faults = Faults {
+        seed: u64::from(seating.seat.unwrap_or(9)),
+        ..plan.faults
+    };
+    let socket = FaultySocket::new(udp, faults)?;
+    Ok(match plan.role {
+        Role::Spectate { host, .. } => Box::new(NetDriver::<PilotInput>::spectator(
+            world, config, host, socket,
+        )?),
+        _ => Box::new(NetDriver::<PilotInput>::p2p(
+            world,
+            config,
+            &seating.seats,
+            socket,
+        )?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_welcome_seats_the_joiner_among_the_players() {
+        let host: SocketAddr = "127.0.0.1:7000".parse().unwrap();
+        let s = parse_welcome(" 2 3 127.0.0.1:7001 127.0.0.1:7002", host, 7002, false).unwrap();
+        assert_eq!(s.seat, Some(2));
+        assert_eq!(
+            s.seats,
+            [
+                Seat::Remote(host),
+                Seat::Remote("127.0.0.1:7001".parse().unwrap()),
+                Seat::Local
+            ]
+        );
+        assert!(parse_welcome(" 3 3 127.0.0.1:7001 127.0.0.1:7002", host, 1, false).is_err());
+        assert!(parse_welcome(" 1 2", host, 1, false).is_err());
+        let s = parse_welcome(" spectator 2", host, 7005, true).unwrap();
+        assert_eq!((s.seat, s.players, s.seats.len()), (None, 2, 0));
+    }
+
+    #[test]
+    fn a_host_seats_its_joiners_in_the_order_they_came() {
+        let port = UdpSocket::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let host = std::thread::spawn(move || {
+            seat(&Role::Host {
+                port,
+                players: 3,
+                spectators: 1,
+            })
+        });
+        let to = SocketAddr::from(([127, 0, 0, 1], port));
+        let join = |spectate| {
+            std::thread::spawn(move || {
+                let role = if spectate {
+                    Role::Spectate { host: to, port: 0 }
+                } else {
+                    Role::Join { host: to, port: 0 }
+                };
+                seat(&role)
+            })
+        };
+        let (a, b, c) = (join(false), join(false), join(true));
+        let host = host.join().unwrap().unwrap();
+        let (a, b, c) = (
+            a.join().unwrap().unwrap(),
+            b.join().unwrap().unwrap(),
+            c.join().unwrap().unwrap(),
+        );
+        assert_eq!((host.players, host.seats.len()), (3, 4));
+        assert!(matches!(host.seats[3], Seat::Spectator(_)));
+        let mut seats = [a.seat.unwrap(), b.seat.unwrap()];
+        seats.sort_unstable();
+        assert_eq!(seats, [1, 2]);
+        assert_eq!((c.seat, c.players), (None, 3));
+        for j in [&a, &b] {
+            let me = usize::from(j.seat.unwrap());
+            assert_eq!(j.seats[me], Seat::Local);
+            assert_eq!(j.seats[0], Seat::Remote(to));
+            assert_eq!(
+                host.seats[me],
+                Seat::Remote(SocketAddr::from(([127, 0, 0, 1], j.port)))
+            );
+        }
+    }
+}

@@ -1,0 +1,366 @@
+//! The demo over the network, as users run it: two (or three) demo
+//! processes on 127.0.0.1, each packet through laige-net's `FaultySocket`
+//! (50 ms each way: 100 ms RTT, ±20 ms jitter, 5 % loss).
+//!
+//! - rollback for 1,200 ticks: every confirmed tick's state hash is the
+//!   same in both processes, and rollbacks happened;
+//! - lockstep with the same faults: the same agreement, no rollback;
+//! - a peer that is killed: the other reports the disconnect and ends in
+//!   order with exit code 10;
+//! - a spectator process simulates the ticks the players agree on;
+//! - `--synctest 7` for 600 ticks on both math backends.
+//!
+//! Ticks run at 120 Hz (1,200 ticks in 10 s) on 500 sprites.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::net::UdpSocket;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod support;
+
+use support::{DEMO, run};
+
+/// The faults of every peer: 50 ms one way, ±20 ms, 5 % loss.
+const FAULTS: [&str; 6] = [
+    "--fault-latency-ms",
+    "50",
+    "--fault-jitter-ms",
+    "20",
+    "--fault-loss-per-mille",
+    "50",
+];
+
+/// Ticks compared; each peer runs a little longer so that the other's
+/// inputs for these ticks are confirmed on both.
+const COMPARED: u64 = 1_200;
+const RUN_TICKS: &str = "1260";
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("laige-demo-net-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("120hz.toml"), "[loop]\ntick_rate_hz = 120\n").unwrap();
+        Self(dir)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+    fn config(&self) -> String {
+        self.path("120hz.toml").to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn free_port() -> u16 {
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn spawn(args: &[String]) -> Child {
+    Command::new(DEMO)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the demo binary runs")
+}
+
+/// Waits for `child` (killing it after `limit`): exit code, stdout, stderr.
+fn finish(mut child: Child, limit: Duration) -> (i32, String, String) {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn hashes(path: &Path) -> BTreeMap<u64, String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| {
+            let (tick, hash) = l.split_once(' ').unwrap();
+            (tick.parse().unwrap(), hash.to_owned())
+        })
+        .collect()
+}
+
+/// The number after `label` in the report's `net:` line.
+fn net_figure(out: &str, label: &str) -> u64 {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("net:"))
+        .unwrap_or_else(|| panic!("no net line in:\n{out}"));
+    let before = line
+        .split(label)
+        .next()
+        .unwrap_or_else(|| panic!("no {label:?} in {line}"));
+    before
+        .rsplit(|c: char| !c.is_ascii_digit())
+        .find(|w| !w.is_empty())
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no figure before {label:?} in {line}"))
+}
+
+/// Runs a host and a joiner with `extra` arguments each; both must end
+/// with code 0. Returns their stdout and confirmed-hash files.
+fn play_pair(scratch: &Scratch, extra: &[&str]) -> [(String, BTreeMap<u64, String>); 2] {
+    let port = free_port().to_string();
+    let common = |hashes: &str| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "--config",
+            &scratch.config(),
+            "--entities",
+            "500",
+            "--ticks",
+            RUN_TICKS,
+            "--quiet",
+            "--net-hashes",
+            &scratch.path(hashes).to_string_lossy(),
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        a.extend(FAULTS.iter().chain(extra).map(|s| (*s).to_owned()));
+        a
+    };
+    let mut host = common("host.txt");
+    host.extend(["--net", "host", "--port", &port].map(String::from));
+    let mut join = common("join.txt");
+    join.extend(["--net", "join", &format!("127.0.0.1:{port}")].map(String::from));
+    let (h, j) = (spawn(&host), spawn(&join));
+    let (hc, hout, herr) = finish(h, Duration::from_secs(60));
+    let (jc, jout, jerr) = finish(j, Duration::from_secs(10));
+    assert_eq!(hc, 0, "host:\n{hout}\n{herr}\njoiner:\n{jout}\n{jerr}");
+    assert_eq!(jc, 0, "joiner:\n{jout}\n{jerr}\nhost:\n{hout}\n{herr}");
+    [
+        (hout, hashes(&scratch.path("host.txt"))),
+        (jout, hashes(&scratch.path("join.txt"))),
+    ]
+}
+
+/// Every tick in `1..=COMPARED` is confirmed in both logs with one hash.
+fn assert_agree(peers: &[(String, BTreeMap<u64, String>); 2]) {
+    let [(_, a), (_, b)] = peers;
+    for t in 1..=COMPARED {
+        let (ha, hb) = (a.get(&t), b.get(&t));
+        assert!(
+            ha.is_some() && hb.is_some(),
+            "tick {t} not confirmed: {ha:?} {hb:?}"
+        );
+        assert_eq!(ha, hb, "tick {t}");
+    }
+}
+
+#[test]
+fn two_rollback_processes_agree_on_every_confirmed_tick_through_faults() {
+    let scratch = Scratch::new("rollback");
+    let peers = play_pair(&scratch, &[]);
+    assert_agree(&peers);
+    let rollbacks: u64 = peers
+        .iter()
+        .map(|(out, _)| net_figure(out, " rollbacks"))
+        .sum();
+    assert!(rollbacks > 0, "{}\n{}", peers[0].0, peers[1].0);
+    for (out, _) in &peers {
+        assert_eq!(net_figure(out, " desyncs"), 0, "{out}");
+        // 50 ms each way: the measured round trip is at least 100 ms.
+        assert!(net_figure(out, " ms,") >= 90, "{out}");
+        assert!(out.contains("exit:       completed (code 0)"), "{out}");
+    }
+}
+
+#[test]
+fn two_lockstep_processes_agree_without_rollback_through_faults() {
+    let scratch = Scratch::new("lockstep");
+    let peers = play_pair(&scratch, &["--max-prediction", "0", "--input-delay", "10"]);
+    assert_agree(&peers);
+    for (out, _) in &peers {
+        assert_eq!(net_figure(out, " rollbacks"), 0, "{out}");
+        assert_eq!(net_figure(out, " prediction depth"), 0, "{out}");
+    }
+}
+
+#[test]
+fn a_killed_peer_is_a_disconnect_and_an_orderly_end_with_code_10() {
+    let scratch = Scratch::new("kill");
+    let port = free_port().to_string();
+    let base = |role: &[&str]| -> Vec<String> {
+        [
+            &[
+                "--config",
+                &scratch.config(),
+                "--entities",
+                "500",
+                "--ticks",
+                "100000",
+            ][..],
+            &FAULTS,
+            role,
+        ]
+        .concat()
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+    };
+    let mut host = spawn(&base(&["--net", "host", "--port", &port]));
+    let mut joiner = spawn(&base(&[
+        "--net",
+        "join",
+        &format!("127.0.0.1:{port}"),
+        "--quiet",
+    ]));
+    // The host's progress lines: wait until the session is well under way.
+    let stdout = host.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let mut seen = String::new();
+    let deadline = Instant::now() + Duration::from_secs(40);
+    loop {
+        let line = lines
+            .next()
+            .expect("the host prints until it ends")
+            .unwrap();
+        seen.push_str(&line);
+        seen.push('\n');
+        let tick = line
+            .split(" tick ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|t| t.parse::<u64>().ok());
+        if tick.is_some_and(|t| t >= 240) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no progress:\n{seen}");
+    }
+    joiner.kill().unwrap();
+    let _ = joiner.wait();
+    let killed_at = Instant::now();
+    let (code, rest, err) = finish(host, Duration::from_secs(20));
+    let rest: String = lines.map_while(Result::ok).collect::<Vec<_>>().join("\n") + &rest;
+    // GGRS's disconnect timeout is 2 s; the end follows in order.
+    assert!(killed_at.elapsed() < Duration::from_secs(15));
+    assert_eq!(code, 10, "{seen}{rest}\n{err}");
+    assert!(
+        rest.contains("exit:       session_ended (peer 127.0.0.1:"),
+        "{rest}"
+    );
+    assert!(rest.contains("disconnected) (code 10)"), "{rest}");
+    assert!(err.contains("subsystem=net event=disconnected"), "{err}");
+}
+
+#[test]
+fn a_spectator_process_simulates_the_ticks_the_players_agree_on() {
+    let scratch = Scratch::new("spectator");
+    let port = free_port().to_string();
+    let args = |hashes: &str, role: &[&str]| -> Vec<String> {
+        [
+            &[
+                "--config",
+                &scratch.config(),
+                "--entities",
+                "300",
+                "--quiet",
+                "--net-hashes",
+                &scratch.path(hashes).to_string_lossy(),
+            ][..],
+            role,
+        ]
+        .concat()
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+    };
+    let host = spawn(&args(
+        "host.txt",
+        &[
+            "--net",
+            "host",
+            "--port",
+            &port,
+            "--spectators",
+            "1",
+            "--ticks",
+            "480",
+        ],
+    ));
+    let addr = format!("127.0.0.1:{port}");
+    let join = spawn(&args(
+        "join.txt",
+        &["--net", "join", &addr, "--ticks", "480"],
+    ));
+    let watch = spawn(&args(
+        "watch.txt",
+        &["--net", "spectate", &addr, "--ticks", "360"],
+    ));
+    let results = [host, join, watch].map(|c| finish(c, Duration::from_secs(60)));
+    for (code, out, err) in &results {
+        assert_eq!(*code, 0, "{out}\n{err}");
+    }
+    let [host, join, watch] =
+        ["host.txt", "join.txt", "watch.txt"].map(|f| hashes(&scratch.path(f)));
+    assert!(watch.len() >= 300, "{} ticks watched", watch.len());
+    for (tick, hash) in &watch {
+        assert_eq!(host.get(tick), Some(hash), "tick {tick}");
+        assert_eq!(join.get(tick), Some(hash), "tick {tick}");
+    }
+}
+
+#[test]
+fn the_demo_passes_a_sync_test_of_distance_7_on_both_backends() {
+    let scratch = Scratch::new("synctest");
+    let float = scratch.path("float.toml");
+    std::fs::write(&float, "[determinism]\nmath = \"float_pinned_32\"\n").unwrap();
+    for config in [None, Some(float.to_string_lossy().into_owned())] {
+        let mut args = vec![
+            "--synctest",
+            "7",
+            "--ticks",
+            "600",
+            "--unpaced",
+            "--entities",
+            "200",
+            "--quiet",
+        ];
+        if let Some(c) = &config {
+            args.extend(["--config", c.as_str()]);
+        }
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 0, "{out}\n{err}");
+        assert!(out.contains("ticks:      600 "), "{out}");
+        assert_eq!(net_figure(&out, " desyncs"), 0, "{out}");
+        // Every tick after the first 7 re-simulates 7 ticks.
+        assert!(net_figure(&out, " ticks re-simulated") >= 7 * 590, "{out}");
+    }
+}
+
+#[test]
+fn bad_network_usage_is_named_in_a_short_message() {
+    let (code, _, err) = run(&["--net", "host"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--net host needs --port P"), "{err}");
+    assert!(err.trim_end().ends_with("try '--help'."), "{err}");
+    let (code, _, err) = run(&["--net", "join", "127.0.0.1:1", "--unpaced"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("drop --unpaced"), "{err}");
+}

@@ -1,0 +1,110 @@
+//! [`TickDriver`]: a network session as the owner of a loop's ticks, and
+//! [`NetReport`], what it reports when the run ends.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use laige_core::Result;
+use laige_sim::{SystemSchedule, World};
+
+use crate::input::PlayerInput;
+use crate::session::{Advance, NetDriver, NetEnd, NetStats};
+
+/// What a loop that owns the world needs from a network session, object
+/// safe so the loop need not know the game's input type: one call per due
+/// tick, the report at the end, and a linger before the socket closes.
+pub trait TickDriver {
+    /// Advances by one due tick ([`NetDriver::advance`]).
+    ///
+    /// # Errors
+    /// As [`NetDriver::advance`].
+    fn advance(&mut self, world: &mut World, schedule: &SystemSchedule) -> Result<Advance>;
+
+    /// The counters, the end (if any) and the confirmed hashes.
+    fn report(&self) -> NetReport;
+
+    /// Keeps answering the peers for up to `time` without simulating (see
+    /// [`NetDriver::linger`]).
+    fn linger(&mut self, time: Duration);
+
+    /// Ends the session record, if one is written
+    /// ([`NetDriver::finish_record`]; a failure is logged there).
+    fn finish(&mut self) {}
+}
+
+impl<I: PlayerInput> TickDriver for NetDriver<I> {
+    fn advance(&mut self, world: &mut World, schedule: &SystemSchedule) -> Result<Advance> {
+        NetDriver::advance(self, world, schedule)
+    }
+
+    fn report(&self) -> NetReport {
+        NetReport {
+            stats: self.stats(),
+            end: self.end().map(|e| (e.exit_code(), e.to_string())),
+            confirmed: self.confirmed_hashes().to_vec(),
+        }
+    }
+
+    fn linger(&mut self, time: Duration) {
+        NetDriver::linger(self, time);
+    }
+
+    fn finish(&mut self) {
+        let _ = self.finish_record();
+    }
+}
+
+/// A session's outcome, for a run's report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NetReport {
+    /// The counters.
+    pub stats: NetStats,
+    /// Why the session ended, if it did: the exit code and a sentence.
+    pub end: Option<(u8, String)>,
+    /// The confirmed `(tick, state hash)` pairs (up to
+    /// `NetConfig::confirmed_log`).
+    pub confirmed: Vec<(u64, u64)>,
+}
+
+impl fmt::Display for NetReport {
+    /// `net:        1200 ticks, 31 rollbacks (96 ticks re-simulated), prediction depth ≤ 7, rtt 104 ms, 0 desyncs (12 skipped, 40 waited)`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.stats;
+        write!(
+            f,
+            "net:        {} ticks, {} rollbacks ({} ticks re-simulated), prediction depth ≤ {}, \
+             rtt {} ms, {} desyncs ({} skipped, {} waited; {} confirmed hashes)",
+            s.ticks,
+            s.rollbacks,
+            s.rolled_back_ticks,
+            s.max_prediction_depth,
+            s.rtt_ms,
+            s.desyncs,
+            s.skipped,
+            s.waited,
+            self.confirmed.len()
+        )?;
+        if let Some((code, why)) = &self.end {
+            write!(f, "\nnet end:    {why} (code {code})")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for NetEnd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Disconnected { peer } => write!(f, "peer {peer} disconnected"),
+            Self::Desync { tick, report } => write!(f, "desync at tick {tick}: {report}"),
+            Self::SyncTimeout => f.write_str("the peers did not synchronize in time"),
+            Self::SystemFailed(e) => write!(f, "a system failed: {e}"),
+        }
+    }
+}
+
+/// Sleeps in steps of `step` until `until` or until `done` says so.
+pub(crate) fn poll_until(until: Instant, step: Duration, mut done: impl FnMut() -> bool) {
+    while Instant::now() < until && !done() {
+        std::thread::sleep(step);
+    }
+}
