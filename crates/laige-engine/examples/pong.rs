@@ -33,6 +33,8 @@
     reason = "an example program prints its report"
 )]
 
+use std::fmt::Write as _;
+
 use laige_engine::prelude::*;
 
 const W: i32 = 320;
@@ -192,7 +194,7 @@ impl Game for Pong {
         }
     }
 
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
+    fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
         let xy = |v: Vec2<S>| [v.x.to_f32(), v.y.to_f32()];
         for (paddle, p, prev) in world
             .ecs()
@@ -204,7 +206,7 @@ impl Game for Pong {
             } else {
                 [BALL as f32; 2]
             };
-            sprites.push(Sprite {
+            frame.push(Sprite {
                 position: xy(p.0),
                 prev_position: xy(prev.0),
                 size,
@@ -215,6 +217,23 @@ impl Game for Pong {
                 },
                 ..Sprite::quad(xy(p.0), size, [1.0, 1.0, 1.0, 1.0])
             });
+        }
+        // The score, centred at the top of the field, in world units (it
+        // scales with the field), in the engine's default font.
+        if let Ok(score) = world.resource::<Score>() {
+            let mut text = ArrayString::<24>::new();
+            let _ = write!(text, "{}   {}", score.left, score.right);
+            frame.text(
+                &text,
+                &TextStyle {
+                    position: [W as f32 / 2.0, H as f32 - 6.0],
+                    size: 16.0,
+                    align: Align::Center,
+                    space: Space::World,
+                    color: [0.8, 0.8, 0.8, 1.0],
+                    ..TextStyle::default()
+                },
+            );
         }
     }
 

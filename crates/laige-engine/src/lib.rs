@@ -65,7 +65,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The module graph runs one way (each module uses only those above it):
-// events, interrupt, config → options, report, resources → game → presenter →
+// events, interrupt, config → options, report, resources → frame → game → presenter →
 // session → gl_present → builder → headless → record → windowed.
 
 // The derive names `::laige_engine::sim` for a crate that depends on
@@ -81,6 +81,7 @@ mod options;
 mod report;
 mod resources;
 
+mod frame;
 mod game;
 mod presenter;
 mod session;
@@ -100,6 +101,7 @@ mod x11_loss;
 pub use builder::{Engine, EngineBuilder};
 pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
 pub use config_toml::CONFIG_PARSE_FAILED;
+pub use frame::{FPS_WINDOW, Frame, RunStats};
 pub use game::{Control, EngineScalar, Game, GameWrapper, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
 pub use options::{
     DEFAULT_RENDER_STOP_TIMEOUT, EngineOptions, FrameCapture, HeadlessRender,
@@ -113,6 +115,7 @@ pub use report::{
 pub use resources::RNG_RESOURCE;
 
 // The parts, for game crates that depend on laige-engine alone.
+pub use arrayvec::ArrayString;
 pub use hecs;
 pub use laige_core as core;
 #[cfg(feature = "net")]

@@ -22,9 +22,9 @@
 //!         Ok(())
 //!     }
 //!     fn on_tick<S: EngineScalar>(&mut self, _world: &World, _tick: u64) {}
-//!     fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
+//!     fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
 //!         for p in world.ecs().query::<&Pos<S>>().iter() {
-//!             sprites.push(Sprite { position: [p.0.x.to_f32(), p.0.y.to_f32()], ..Sprite::default() });
+//!             frame.push(Sprite { position: [p.0.x.to_f32(), p.0.y.to_f32()], ..Sprite::default() });
 //!         }
 //!     }
 //!     fn view(&self, _config: &EngineConfig) -> ViewRect {
@@ -45,10 +45,12 @@ pub use crate::input::{
     ButtonState, CoordSpace, InputEvent, InputKind, InputPoint, KeyCode, MouseButton, ScriptAt,
     TickInput,
 };
-pub use crate::render::gl::{Shape, Sprite, ViewRect};
+#[cfg(feature = "gl")]
+pub use crate::render::gl::{Align, Font, TextStyle, TextureId, TextureQueue};
+pub use crate::render::gl::{Shape, Space, Sprite, ViewRect};
 pub use crate::{
-    Control, Engine, EngineBuilder, EngineConfig, EngineOptions, EngineScalar, Error, ExitReason,
-    Fp32Pinned, Fpx16_16, Game, GameWrapper, HeadlessRender, MathBackend, Pacing, ReplayOutcome,
-    ReplayReport, Result, RunLimit, RunReport, Setup, SimRng, SimScalar, StateHash, SystemContext,
-    Vec2, World,
+    ArrayString, Control, Engine, EngineBuilder, EngineConfig, EngineOptions, EngineScalar, Error,
+    ExitReason, Fp32Pinned, Fpx16_16, Frame, Game, GameWrapper, HeadlessRender, MathBackend,
+    Pacing, ReplayOutcome, ReplayReport, Result, RunLimit, RunReport, RunStats, Setup, SimRng,
+    SimScalar, StateHash, SystemContext, Vec2, World,
 };

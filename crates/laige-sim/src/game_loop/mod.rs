@@ -558,6 +558,14 @@ impl<C: MonotonicClock> GameLoop<C> {
         &mut self.profiler
     }
 
+    /// The world and the profiler at once: a frame's presentation reads
+    /// the world while it summarizes the profiler's rings (a summary sorts
+    /// into the profiler's own scratch, so it needs the profiler
+    /// exclusively).
+    pub fn world_and_profiler_mut(&mut self) -> (&World, &mut Profiler) {
+        (&self.world, &mut self.profiler)
+    }
+
     /// Attaches a profiler (owned by the loop from now on); returns the
     /// previous one. While it is enabled the loop records each completed
     /// tick's dispatch time, each system's time and each frame's time.
