@@ -32,12 +32,16 @@ use crate::events;
 use crate::frame::Assets;
 use crate::options::{EngineOptions, FrameCapture};
 use crate::presenter::Presenter;
+use crate::render_pass::{RenderPass, RenderPassFactory};
 
 /// The per-frame decisions: the game's view and the frame's blend factor
 /// ([`FrameDescriptor::blend_factor`]); the optional capture of one frame.
 struct EngineFrameHook {
     view: ViewRect,
     capture: Option<FrameCapture>,
+    /// The game's own GL pass, made on the render thread.
+    pass: Option<Box<dyn RenderPass>>,
+    factory: Option<RenderPassFactory>,
 }
 
 impl SpriteFrameHook for EngineFrameHook {
@@ -48,7 +52,31 @@ impl SpriteFrameHook for EngineFrameHook {
         }
     }
 
+    fn on_start(&mut self, ctx: &CurrentGlContext) -> Result<()> {
+        if let Some(factory) = self.factory.take() {
+            let mut pass = factory.make();
+            pass.start(ctx)?;
+            self.pass = Some(pass);
+        }
+        Ok(())
+    }
+
+    fn before_draw(&mut self, ctx: &CurrentGlContext, frame: &FrameDescriptor) -> Result<()> {
+        self.pass
+            .as_mut()
+            .map_or(Ok(()), |p| p.before_sprites(ctx, frame))
+    }
+
+    fn on_stop(&mut self, ctx: &CurrentGlContext) {
+        if let Some(mut pass) = self.pass.take() {
+            pass.stop(ctx);
+        }
+    }
+
     fn after_draw(&mut self, ctx: &CurrentGlContext, frame: &FrameDescriptor) -> Result<()> {
+        if let Some(pass) = self.pass.as_mut() {
+            pass.after_sprites(ctx, frame)?;
+        }
         if self
             .capture
             .as_ref()
@@ -168,6 +196,8 @@ impl Renderer {
         let hook = EngineFrameHook {
             view,
             capture: options.capture.clone(),
+            pass: None,
+            factory: options.render_pass.clone(),
         };
         let presented = Arc::new(AtomicU64::new(0));
         let counter = Arc::clone(&presented);

@@ -88,6 +88,8 @@ mod session;
 
 #[cfg(feature = "gl")]
 mod gl_present;
+#[cfg(feature = "gl")]
+mod render_pass;
 
 mod builder;
 mod headless;
@@ -105,9 +107,11 @@ pub use frame::{FPS_WINDOW, Frame, RunStats};
 pub use game::{Control, EngineScalar, Game, GameWrapper, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
 pub use options::{
     DEFAULT_RENDER_STOP_TIMEOUT, EngineOptions, FrameCapture, HeadlessRender,
-    MAX_RENDER_STOP_TIMEOUT, Pacing, RunLimit,
+    MAX_RENDER_STOP_TIMEOUT, Pacing, ResizeRequest, RunLimit,
 };
 pub use record::{Recorded, ReplayOutcome, ReplayReport};
+#[cfg(feature = "gl")]
+pub use render_pass::{RenderPass, RenderPassFactory};
 pub use report::{
     EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_REPLAY_DIVERGED, EXIT_REPLAY_TORN,
     EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED, EXIT_USAGE, ExitReason, RunReport,
