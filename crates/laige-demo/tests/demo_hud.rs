@@ -7,7 +7,9 @@
 //! allocates nothing after warm-up. Skipped without EGL unless
 //! `LAIGE_REQUIRE_GL=1` (CI).
 
-use laige_demo::{Demo, HUD_MARGIN, HUD_TEXT_SIZE};
+mod hud_support;
+
+use laige_demo::Demo;
 use laige_engine::core::alloc_watch::{self, AllocCounts, CountingAlloc};
 use laige_engine::{
     Engine, EngineConfig, EngineOptions, EngineScalar, ErrorCode, Frame, FrameCapture, Game,
@@ -67,58 +69,11 @@ fn config(backend: MathBackend) -> EngineConfig {
     config
 }
 
-/// A binary PPM (P6) of `W × H`: RGB rows, top first.
-fn read_ppm(path: &std::path::Path) -> Vec<[u8; 3]> {
-    let bytes = std::fs::read(path).unwrap();
-    let header = format!("P6\n{W} {H}\n255\n");
-    assert!(bytes.starts_with(header.as_bytes()), "a {W}x{H} P6 image");
-    bytes[header.len()..]
-        .chunks_exact(3)
-        .map(|p| [p[0], p[1], p[2]])
-        .collect()
-}
-
-/// Reads the HUD's text back: line `line`, up to `cells` characters, from
-/// 16-pixel cells whose 2 × 2 blocks are uniform, white where the glyph
-/// has a bit and not white elsewhere.
-fn read_line(pixels: &[[u8; 3]], line: usize, cells: usize) -> String {
-    let glyph = usize::try_from(HUD_TEXT_SIZE as u32).unwrap(); // 16
-    let texel = glyph / 8; // 2
-    let origin = usize::try_from((2.0 * HUD_MARGIN) as u32).unwrap(); // 16
-    let at = |x: usize, y: usize| pixels[y * W + x];
-    let mut text = String::new();
-    for cell in 0..cells {
-        let (x0, y0) = (origin + cell * glyph, origin + line * glyph);
-        let mut rows = [0_u8; 8];
-        for (r, bits) in rows.iter_mut().enumerate() {
-            for c in 0..8 {
-                let (x, y) = (x0 + c * texel, y0 + r * texel);
-                let lit = at(x, y) == [255; 3];
-                for (dx, dy) in [(1, 0), (0, 1), (1, 1)] {
-                    assert_eq!(
-                        at(x + dx, y + dy) == [255; 3],
-                        lit,
-                        "line {line} cell {cell}: texel ({c}, {r}) is not a uniform 2x2 block"
-                    );
-                }
-                if lit {
-                    *bits |= 1 << c;
-                }
-            }
-        }
-        let c = (0x20..0x7f_u8)
-            .find(|&c| font8x8::legacy::BASIC_LEGACY[usize::from(c)] == rows)
-            .unwrap_or_else(|| panic!("line {line} cell {cell}: no glyph matches {rows:?}"));
-        text.push(char::from(c));
-    }
-    text.trim_end().to_owned()
-}
-
 #[test]
 fn the_hud_shows_the_runs_real_numbers_and_allocates_nothing_after_warm_up() {
     assert!(alloc_watch::is_installed());
     let backend = MathBackend::FixedPoint16_16;
-    let shot = std::env::temp_dir().join(format!("laige-demo-hud-{}.ppm", std::process::id()));
+    let shot_path = std::env::temp_dir().join(format!("laige-demo-hud-{}.ppm", std::process::id()));
     let mut game = Counted {
         demo: demo(),
         frames: 0,
@@ -138,7 +93,7 @@ fn the_hud_shows_the_runs_real_numbers_and_allocates_nothing_after_warm_up() {
             },
             capture: Some(FrameCapture {
                 frame: 30,
-                path: shot.clone(),
+                path: shot_path.clone(),
             }),
             sprite_capacity: ENTITIES as usize + 512,
             ..EngineOptions::default()
@@ -190,9 +145,11 @@ fn the_hud_shows_the_runs_real_numbers_and_allocates_nothing_after_warm_up() {
         .run_headless(RunLimit::Frames(30))
         .unwrap();
 
-    let pixels = read_ppm(&shot);
-    let _ = std::fs::remove_file(&shot);
-    let lines: Vec<String> = (0..5).map(|l| read_line(&pixels, l, 37)).collect();
+    let shot = hud_support::Shot::read(&shot_path);
+    let _ = std::fs::remove_file(&shot_path);
+    assert_eq!((shot.width, shot.height), (W, H));
+    let pixels = &shot.pixels;
+    let lines: Vec<String> = (0..5).map(|l| shot.hud_line(l, 37)).collect();
     assert_eq!(lines[0], "tick 30  fps 60.0", "{lines:#?}");
     let times: Vec<&str> = lines[1].split_whitespace().collect();
     assert_eq!(
