@@ -243,8 +243,8 @@ impl Game for Pong {
     }
 
     fn view(&self, _config: &EngineConfig) -> ViewRect {
-        ViewRect::new(0.0, 0.0, W as f32, H as f32)
-            .unwrap_or_else(|_| unreachable!("a valid field"))
+        const FIELD: ViewRect = ViewRect::from_bounds(0.0, 0.0, W as f32, H as f32);
+        FIELD
     }
 
     fn finish<S: EngineScalar>(&mut self, world: &World, _report: &RunReport) {

@@ -108,13 +108,18 @@ pub trait Game {
 
     /// After every completed tick, with the new tick count
     /// (`world.input().delivered()` holds the tick's input). It runs inside
-    /// the tick's budget and the debug build's zero-allocation window: it
-    /// must not allocate once warmed up (reserve buffers in `setup`) and
-    /// should not block. The engine's own recorder
-    /// ([`EngineBuilder::record`](crate::EngineBuilder::record)) runs
-    /// here under the same rule: it encodes into a buffer it reserved and
-    /// writes one flushed record per tick — a write, no allocation
-    /// (`tests/engine_zero_alloc.rs` proves both). Default: nothing.
+    /// the tick: its time counts against the tick's budget, and it is inside
+    /// the zero-allocation check of debug builds, which covers **every**
+    /// tick, the first included (when the counting allocator is installed;
+    /// `AllocCheck::Panic` by default). So it allocates nothing, ever:
+    /// reserve what it fills in `setup` or in the game's constructor. Bounded
+    /// work on the calling thread is fine; waiting on another thread is not.
+    /// The engine's own recorder
+    /// ([`EngineBuilder::record`](crate::EngineBuilder::record)) is such a
+    /// hook: it encodes the tick into a buffer reserved when the run was
+    /// built and writes and flushes one record per tick — a system call,
+    /// no allocation, no waiting on a thread (`tests/engine_zero_alloc.rs`
+    /// proves both). Default: nothing.
     fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
         let _ = (world, tick);
     }
@@ -277,12 +282,8 @@ pub(crate) fn default_view(config: &EngineConfig) -> ViewRect {
     ViewRect::new(0.0, 0.0, w.max(1.0), h.max(1.0)).unwrap_or_else(|_| unit_view())
 }
 
-fn unit_view() -> ViewRect {
-    match ViewRect::new(0.0, 0.0, 1.0, 1.0) {
-        Ok(v) => v,
-        // 0 < 1 on both axes with finite bounds: ViewRect::new accepts it.
-        Err(_) => unreachable!("the unit view is valid"),
-    }
+const fn unit_view() -> ViewRect {
+    ViewRect::from_bounds(0.0, 0.0, 1.0, 1.0)
 }
 
 /// A game lent for one run: the caller keeps it and reads what it

@@ -121,6 +121,8 @@ pub use resources::RNG_RESOURCE;
 // The parts, for game crates that depend on laige-engine alone.
 pub use arrayvec::ArrayString;
 pub use hecs;
+/// An entity handle (hecs's): what `spawn` returns and queries can yield.
+pub use hecs::Entity;
 pub use laige_core as core;
 #[cfg(feature = "net")]
 pub use laige_net as net;

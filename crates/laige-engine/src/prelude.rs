@@ -2,7 +2,8 @@
 //! `use laige_engine::prelude::*;`.
 //!
 //! The builder and its run options, the [`Game`] trait and what its hooks
-//! receive (`Setup`, `Control`, `World`, `RunReport`), the sprite and view
+//! receive (`Setup`, `Control`, `World`, `RunReport`, `Frame`), the entity
+//! handle (`Entity`), the sprite, text and view
 //! types `present` and `view` use, the scalar types and bound, the input
 //! vocabulary, resources and the replay verdict. Nothing here is new: each
 //! item keeps its own path too.
@@ -28,7 +29,8 @@
 //!         }
 //!     }
 //!     fn view(&self, _config: &EngineConfig) -> ViewRect {
-//!         ViewRect::new(0.0, 0.0, 64.0, 48.0).unwrap_or_else(|_| unreachable!())
+//!         const VIEW: ViewRect = ViewRect::from_bounds(0.0, 0.0, 64.0, 48.0);
+//!         VIEW
 //!     }
 //! }
 //!
@@ -49,8 +51,8 @@ pub use crate::input::{
 pub use crate::render::gl::{Align, Font, TextStyle, TextureId, TextureQueue};
 pub use crate::render::gl::{Shape, Space, Sprite, ViewRect};
 pub use crate::{
-    ArrayString, Control, Engine, EngineBuilder, EngineConfig, EngineOptions, EngineScalar, Error,
-    ExitReason, Fp32Pinned, Fpx16_16, Frame, Game, GameWrapper, HeadlessRender, MathBackend,
+    ArrayString, Control, Engine, EngineBuilder, EngineConfig, EngineOptions, EngineScalar, Entity,
+    Error, ExitReason, Fp32Pinned, Fpx16_16, Frame, Game, GameWrapper, HeadlessRender, MathBackend,
     Pacing, ReplayOutcome, ReplayReport, Result, RunLimit, RunReport, RunStats, Setup, SimRng,
     SimScalar, StateHash, SystemContext, Vec2, World,
 };

@@ -133,13 +133,14 @@ impl<C: MonotonicClock> GameLoop<C> {
     /// # Errors
     /// As [`GameLoop::new`].
     pub fn with_clock(
-        world: World,
+        mut world: World,
         schedule: SystemSchedule,
         options: GameLoopOptions,
         clock: C,
     ) -> Result<Self> {
         options.validate()?;
         let grid = tick_grid(options.tick_rate_hz)?;
+        world.tick_grid = grid;
         Ok(Self {
             world,
             schedule,
