@@ -66,7 +66,13 @@ fn test_targets(pred: impl Fn(&str, &str) -> bool) -> Vec<(String, String)> {
 
 /// The examples of `crates/laige-engine/examples` that `cargo xtask test`
 /// runs (every one of them: the test below keeps the list complete).
-pub const ENGINE_EXAMPLES: [&str; 4] = ["pong", "record_replay", "headless_server", "custom_pass"];
+pub const ENGINE_EXAMPLES: [&str; 5] = [
+    "pong",
+    "record_replay",
+    "headless_server",
+    "custom_pass",
+    "snake",
+];
 
 /// The examples that also run windowed: under `xvfb-run` (a private X
 /// server) with `--window --screenshot PATH`, each reads its frame 30 back
