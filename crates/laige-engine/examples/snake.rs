@@ -170,16 +170,14 @@ impl Game for Game1 {
             if ctx.tick() % STEP != 0 {
                 return Ok(());
             }
-            // Two resources at once (the snake and the rng): copy the
-            // snake out, write it back.
-            let mut s = *ctx.resource::<Snake>()?;
+            // Two resources at once: the snake and the engine's rng.
+            let (s, rng) = ctx.resources_mut::<Snake, SimRng>()?;
             let head = ahead(s.head(), s.dir);
             if s.bites(head) {
-                let (bot, eaten, deaths) = (s.bot, s.eaten, s.deaths + 1);
-                s = Snake {
-                    bot,
-                    eaten,
-                    deaths,
+                *s = Snake {
+                    bot: s.bot,
+                    eaten: s.eaten,
+                    deaths: s.deaths + 1,
                     ..Snake::new()
                 };
             } else {
@@ -188,12 +186,11 @@ impl Game for Game1 {
                 if grows {
                     s.len += 1;
                     s.eaten += 1;
-                    s.food = place_food(&s, ctx.resource_mut::<SimRng>()?);
+                    s.food = place_food(s, rng);
                 } else {
                     s.start = (s.start + 1) % CAP as u32;
                 }
             }
-            *ctx.resource_mut::<Snake>()? = s;
             Ok(())
         })
     }

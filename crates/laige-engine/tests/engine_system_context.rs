@@ -130,3 +130,39 @@ fn a_system_holds_a_resource_and_a_query_and_reads_its_ticks_start() {
     let period = 1_000_000_000 / i64::from(RATE);
     assert!(seen.iter().all(|&(_, _, off)| (0..=period).contains(&off)));
 }
+
+#[test]
+fn two_resources_at_once_and_the_errors_that_name_them() {
+    struct A(u32);
+    struct B(u32);
+    struct Missing;
+    let mut world = World::default();
+    world.insert_resource(A(1));
+    world.insert_resource(B(2));
+    world
+        .register_system("pair", 0, |ctx| {
+            let (a, b) = ctx.resources_mut::<A, B>()?;
+            (a.0, b.0) = (b.0, a.0 + b.0);
+            let (b, a) = ctx.resources_mut::<B, A>()?;
+            b.0 += a.0;
+            let same = ctx.resources_mut::<A, A>().err().expect("one type twice");
+            assert_eq!(same.field(), Some("resource pair"));
+            assert!(same.to_string().contains("A"), "{same}");
+            let missing = ctx
+                .resources_mut::<A, Missing>()
+                .err()
+                .expect("no such resource");
+            assert!(missing.to_string().contains("Missing"), "{missing}");
+            Ok(())
+        })
+        .unwrap();
+    let schedule = world.schedule_systems();
+    world.run_systems(&schedule).unwrap();
+    assert_eq!(
+        (
+            world.resource::<A>().unwrap().0,
+            world.resource::<B>().unwrap().0
+        ),
+        (2, 5)
+    );
+}

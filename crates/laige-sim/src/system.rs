@@ -322,6 +322,37 @@ impl<'w> SystemContext<'w> {
         Ok((resource, &mut *self.entities))
     }
 
+    /// Two different resources, both exclusively and at once (a game's
+    /// state and the engine's `SimRng`, say).
+    ///
+    /// ```
+    /// use laige_sim::World;
+    ///
+    /// struct Hits(u32);
+    /// struct Log([u32; 4]);
+    ///
+    /// let mut world = World::default();
+    /// world.insert_resource(Hits(0));
+    /// world.insert_resource(Log([0; 4]));
+    /// world.register_system("hit", 0, |ctx| {
+    ///     let (hits, log) = ctx.resources_mut::<Hits, Log>()?;
+    ///     hits.0 += 1;
+    ///     log.0[hits.0 as usize % 4] = hits.0;
+    ///     Ok(())
+    /// })?;
+    /// let schedule = world.schedule_systems();
+    /// world.run_systems(&schedule)?;
+    /// assert_eq!(world.resource::<Log>()?.0, [0, 1, 0, 0]);
+    /// # Ok::<(), laige_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `world/no_such_resource` (InvalidArgument) naming the type the world
+    /// does not hold, or `A` itself when `A` and `B` are one type.
+    pub fn resources_mut<A: 'static, B: 'static>(&mut self) -> Result<(&mut A, &mut B)> {
+        self.resources.get_pair_mut::<A, B>()
+    }
+
     /// The tick's input: the events delivered to it, in delivery order
     /// (tick, time, sequence) — the same for every system of the tick (see
     /// [`input`](crate::input)) — and the key, button and pointer state
