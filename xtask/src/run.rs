@@ -66,7 +66,18 @@ fn test_targets(pred: impl Fn(&str, &str) -> bool) -> Vec<(String, String)> {
 
 /// The examples of `crates/laige-engine/examples` that `cargo xtask test`
 /// runs (every one of them: the test below keeps the list complete).
-pub const ENGINE_EXAMPLES: [&str; 3] = ["pong", "record_replay", "headless_server"];
+pub const ENGINE_EXAMPLES: [&str; 5] = [
+    "pong",
+    "record_replay",
+    "headless_server",
+    "custom_pass",
+    "snake",
+];
+
+/// The examples that also run windowed: under `xvfb-run` (a private X
+/// server) with `--window --screenshot PATH`, each reads its frame 30 back
+/// and exits non-zero when the pixels it must show are not there.
+pub const WINDOWED_EXAMPLES: [&str; 2] = ["pong", "custom_pass"];
 
 /// The first line of a test file's `//!` doc comment (what it checks).
 fn test_summary(pkg: &str, test: &str) -> String {
@@ -106,6 +117,41 @@ pub fn test() -> anyhow::Result<()> {
         c.args(["run", "-p", "laige-engine", "--example", example]);
         if !step(&format!("example {example}"), c)? {
             failed.push(format!("example {example}"));
+        }
+    }
+
+    // 1c. The windowed examples under Xvfb, each checking its screenshot.
+    let shots = root().join("target/example-screenshots");
+    let _ = std::fs::create_dir_all(&shots);
+    let have_xvfb = Command::new("xvfb-run")
+        .arg("--help")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok();
+    for example in WINDOWED_EXAMPLES {
+        if !have_xvfb {
+            if std::env::var("LAIGE_REQUIRE_DISPLAY").as_deref() == Ok("1") {
+                println!("<== windowed example {example}: FAILED: no xvfb-run");
+                failed.push(format!("windowed example {example}"));
+            } else {
+                println!("SKIPPED: windowed example {example}: no xvfb-run");
+            }
+            continue;
+        }
+        let shot = shots.join(format!("{example}.ppm"));
+        let mut c = Command::new("xvfb-run");
+        c.current_dir(root());
+        c.args(["-a", "-s", "-screen 0 1280x800x24"]);
+        c.arg(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        c.args(["run", "-p", "laige-engine", "--example", example, "--"]);
+        c.args(["--window", "--screenshot"]);
+        c.arg(&shot);
+        if !step(
+            &format!("windowed example {example} (xvfb-run, screenshot checked)"),
+            c,
+        )? {
+            failed.push(format!("windowed example {example}"));
         }
     }
 
@@ -271,6 +317,12 @@ mod tests {
         assert_eq!(
             found, listed,
             "crates/laige-engine/examples vs ENGINE_EXAMPLES"
+        );
+        assert!(
+            WINDOWED_EXAMPLES
+                .iter()
+                .all(|w| ENGINE_EXAMPLES.contains(w)),
+            "every windowed example is an engine example"
         );
     }
 }

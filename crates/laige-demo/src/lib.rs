@@ -74,11 +74,14 @@ mod present;
 mod sim;
 
 use laige_engine::input::{ButtonState, InputKind, KeyCode};
-use laige_engine::render::gl::{Sprite, ViewRect};
-use laige_engine::{Control, EngineConfig, EngineScalar, Game, Setup, World};
+use laige_engine::render::gl::ViewRect;
+use laige_engine::{Control, EngineConfig, EngineScalar, Frame, Game, Setup, World};
 
 pub use args::{Args, EXIT_CODES, NetMode};
-pub use present::{SPRITE_SIDE, demo_view};
+pub use present::{
+    HUD_LAYER, HUD_MARGIN, HUD_PANEL_COLOR, HUD_TEXT_COLOR, HUD_TEXT_SIZE, SPRITE_SIDE, demo_view,
+    hud_rect, hud_text,
+};
 pub use sim::{
     Attractor, BURST, HALF_EXTENT, MAX_BURSTS, Pilot, PilotInput, Spawner, headless_script,
     pilot_script,
@@ -174,8 +177,8 @@ impl Game for Demo {
         }
     }
 
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
-        present::sprites::<S>(world, sprites);
+    fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
+        present::present::<S>(world, frame);
     }
 
     fn view(&self, config: &EngineConfig) -> ViewRect {

@@ -26,6 +26,10 @@ use laige_engine::{
     HeadlessRender, Pacing, RunLimit,
 };
 
+/// Sprites reserved beyond one per entity: the attractors and the HUD's
+/// panel and glyphs (about 130), so the buffers never grow after warm-up.
+const SPRITE_HEADROOM: usize = 256;
+
 fn main() -> ExitCode {
     // First, before anything is created: from here on SIGINT, SIGTERM and
     // SIGHUP end the run through the ordered shutdown (a signal that
@@ -113,7 +117,7 @@ fn options_of(args: &Args, config: &EngineConfig, entities: u32) -> EngineOption
             path: path.clone(),
         }),
         on_first_present: args.mark_startup.then_some(first_present_marker as fn()),
-        sprite_capacity: entities as usize + 1,
+        sprite_capacity: entities as usize + SPRITE_HEADROOM,
         ..EngineOptions::default()
     }
 }
@@ -341,7 +345,7 @@ fn play_back(
         .game(demo)
         .config(config.clone())
         .options(EngineOptions {
-            sprite_capacity: entities as usize + 1,
+            sprite_capacity: entities as usize + SPRITE_HEADROOM,
             ..EngineOptions::default()
         })
         .replay_identity(replay_identity(entities))

@@ -25,6 +25,8 @@
 //! ```text
 //! cargo run -p laige-engine --example pong              # headless, 20 s of play
 //! cargo run -p laige-engine --example pong -- --window  # play it
+//! cargo run -p laige-engine --example pong -- --window --screenshot pong.ppm
+//!                        # frame 30 read back and checked, closed after 45
 //! ```
 
 #![allow(
@@ -32,6 +34,11 @@
     clippy::print_stderr,
     reason = "an example program prints its report"
 )]
+
+#[path = "support/screenshot.rs"]
+mod screenshot;
+
+use std::fmt::Write as _;
 
 use laige_engine::prelude::*;
 
@@ -192,7 +199,7 @@ impl Game for Pong {
         }
     }
 
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
+    fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
         let xy = |v: Vec2<S>| [v.x.to_f32(), v.y.to_f32()];
         for (paddle, p, prev) in world
             .ecs()
@@ -204,7 +211,7 @@ impl Game for Pong {
             } else {
                 [BALL as f32; 2]
             };
-            sprites.push(Sprite {
+            frame.push(Sprite {
                 position: xy(p.0),
                 prev_position: xy(prev.0),
                 size,
@@ -216,11 +223,28 @@ impl Game for Pong {
                 ..Sprite::quad(xy(p.0), size, [1.0, 1.0, 1.0, 1.0])
             });
         }
+        // The score, centred at the top of the field, in world units (it
+        // scales with the field), in the engine's default font.
+        if let Ok(score) = world.resource::<Score>() {
+            let mut text = ArrayString::<24>::new();
+            let _ = write!(text, "{}   {}", score.left, score.right);
+            frame.text(
+                &text,
+                &TextStyle {
+                    position: [W as f32 / 2.0, H as f32 - 6.0],
+                    size: 16.0,
+                    align: Align::Center,
+                    space: Space::World,
+                    color: [0.8, 0.8, 0.8, 1.0],
+                    ..TextStyle::default()
+                },
+            );
+        }
     }
 
     fn view(&self, _config: &EngineConfig) -> ViewRect {
-        ViewRect::new(0.0, 0.0, W as f32, H as f32)
-            .unwrap_or_else(|_| unreachable!("a valid field"))
+        const FIELD: ViewRect = ViewRect::from_bounds(0.0, 0.0, W as f32, H as f32);
+        FIELD
     }
 
     fn finish<S: EngineScalar>(&mut self, world: &World, _report: &RunReport) {
@@ -228,12 +252,46 @@ impl Game for Pong {
     }
 }
 
+/// The pixels a windowed frame must have: the paddles and the ball in
+/// white, the score's glyphs in grey, the clear colour around them.
+fn check(path: &std::path::Path) -> std::result::Result<String, String> {
+    let shot = screenshot::Shot::read(path)?;
+    let white = shot.count(|p| p == [255; 3]);
+    let score = shot.count(|p| p == [204; 3]);
+    let corner = shot.at(0, shot.height - 1);
+    // Two 4 × 30-unit paddles at the window's scale (1280 × 720 shows the
+    // 320 × 180 field 4×: 16 × 120 px each), the ball a 16 px circle.
+    if white < 2 * 16 * 120 {
+        return Err(format!("{white} white pixels: the paddles are missing"));
+    }
+    if score < 40 {
+        return Err(format!("{score} score pixels: the score text is missing"));
+    }
+    // The engine's default clear colour, [0.06, 0.07, 0.10] × 255.
+    if !screenshot::near(corner, [15, 18, 26], 1) {
+        return Err(format!("the corner is {corner:?}, not the clear colour"));
+    }
+    Ok(format!(
+        "{}x{}: {white} paddle/ball pixels, {score} score-text pixels",
+        shot.width, shot.height
+    ))
+}
+
 fn main() -> std::process::ExitCode {
-    let window = std::env::args().any(|a| a == "--window");
+    let args = screenshot::Args::parse();
     let mut pong = Pong { final_score: None };
     let builder = Engine::builder().game(&mut pong);
-    let run = if window {
+    let run = if args.window {
+        let mut options = EngineOptions::default();
+        if let Some(path) = &args.screenshot {
+            options.capture = Some(laige_engine::FrameCapture {
+                frame: screenshot::SHOT_FRAME,
+                path: path.clone(),
+            });
+            options.close_after_frames = Some(screenshot::CLOSE_AFTER);
+        }
         builder
+            .options(options)
             .build()
             .and_then(|e| e.run_windowed(RunLimit::Unlimited))
     } else {
@@ -245,16 +303,27 @@ fn main() -> std::process::ExitCode {
             .build()
             .and_then(|e| e.run_headless(RunLimit::Ticks(1200)))
     };
-    match run {
-        Ok(report) => {
-            println!("{report}");
-            let score = pong.final_score.unwrap_or_default();
-            println!("pong: final score {} : {}", score.left, score.right);
-            std::process::ExitCode::from(report.exit_code())
-        }
+    let report = match run {
+        Ok(report) => report,
         Err(e) => {
             eprintln!("pong: {e}");
-            std::process::ExitCode::from(laige_engine::EXIT_SETUP_FAILED)
+            return std::process::ExitCode::from(laige_engine::EXIT_SETUP_FAILED);
+        }
+    };
+    println!("{report}");
+    let score = pong.final_score.unwrap_or_default();
+    println!("pong: final score {} : {}", score.left, score.right);
+    if report.exit_code() != 0 {
+        return std::process::ExitCode::from(report.exit_code());
+    }
+    if let Some(path) = args.screenshot.as_deref().filter(|_| args.window) {
+        match check(path) {
+            Ok(summary) => println!("pong: screenshot ok ({summary})"),
+            Err(e) => {
+                eprintln!("pong: screenshot check FAILED: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
         }
     }
+    std::process::ExitCode::SUCCESS
 }

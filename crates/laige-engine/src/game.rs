@@ -6,7 +6,7 @@
 //!
 //! The simulation advances in whole ticks; frames land between them. Once
 //! per presented frame the engine asks the game for its sprites
-//! ([`Game::present`]): each [`Sprite`] carries its `position` at the last
+//! ([`Game::present`]): each [`Sprite`](laige_render::gl::Sprite) carries its `position` at the last
 //! completed tick and its `prev_position` at the tick before (a game keeps
 //! the previous value in its own hashed state, copied at the start of each
 //! integrate step). The engine publishes them with the frame's
@@ -18,11 +18,12 @@
 //! names a simulation type, and nothing the renderer computes flows back.
 
 use laige_core::{Error, Result, SimScalar};
-use laige_render::gl::{Sprite, ViewRect};
+use laige_render::gl::ViewRect;
 use laige_sim::input::{InputEvent, InputKind};
 use laige_sim::{LoopState, StateHash, World};
 
 use crate::EngineConfig;
+use crate::frame::Frame;
 use crate::report::RunReport;
 
 /// A scalar the engine can run a simulation on: a [`SimScalar`] whose
@@ -107,25 +108,33 @@ pub trait Game {
 
     /// After every completed tick, with the new tick count
     /// (`world.input().delivered()` holds the tick's input). It runs inside
-    /// the tick's budget and the debug build's zero-allocation window: it
-    /// must not allocate once warmed up (reserve buffers in `setup`) and
-    /// should not block. The engine's own recorder
-    /// ([`EngineBuilder::record`](crate::EngineBuilder::record)) runs
-    /// here under the same rule: it encodes into a buffer it reserved and
-    /// writes one flushed record per tick — a write, no allocation
-    /// (`tests/engine_zero_alloc.rs` proves both). Default: nothing.
+    /// the tick: its time counts against the tick's budget, and it is inside
+    /// the zero-allocation check of debug builds, which covers **every**
+    /// tick, the first included (when the counting allocator is installed;
+    /// `AllocCheck::Panic` by default). So it allocates nothing, ever:
+    /// reserve what it fills in `setup` or in the game's constructor. Bounded
+    /// work on the calling thread is fine; waiting on another thread is not.
+    /// The engine's own recorder
+    /// ([`EngineBuilder::record`](crate::EngineBuilder::record)) is such a
+    /// hook: it encodes the tick into a buffer reserved when the run was
+    /// built and writes and flushes one record per tick — a system call,
+    /// no allocation, no waiting on a thread (`tests/engine_zero_alloc.rs`
+    /// proves both). Default: nothing.
     fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
         let _ = (world, tick);
     }
 
-    /// The frame's sprites, appended to `sprites` (empty on entry):
-    /// `position` at the last completed tick, `prev_position` at the one
-    /// before; the renderer interpolates between them with the frame's
-    /// alpha (or shows `position` when interpolation is off; see the
-    /// module docs). Called once per presented frame, on the main thread,
-    /// and only when something renders. Default: nothing.
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
-        let _ = (world, sprites);
+    /// The frame's sprites, appended to `frame` ([`Frame::push`], text in
+    /// the default font with [`Frame::text`]): `position` at the last
+    /// completed tick, `prev_position` at the one before; the renderer
+    /// interpolates between them with the frame's alpha (or shows
+    /// `position` when interpolation is off; see the module docs). The
+    /// frame also carries the run's numbers as of this frame
+    /// ([`Frame::stats`], [`Frame::tick_times`], [`Frame::state_hash`])
+    /// for a HUD. Called once per presented frame, on the main thread, and
+    /// only when something renders. Default: nothing.
+    fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
+        let _ = (world, frame);
     }
 
     /// The world rectangle the window (or the headless target) shows: the
@@ -220,8 +229,8 @@ pub trait GameWrapper {
     }
 
     /// [`Game::present`]; forwards by default.
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
-        self.inner_mut().present::<S>(world, sprites);
+    fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
+        self.inner_mut().present::<S>(world, frame);
     }
 
     /// [`Game::view`]; forwards by default.
@@ -248,8 +257,8 @@ impl<W: GameWrapper> Game for W {
     fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
         GameWrapper::on_tick::<S>(self, world, tick);
     }
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
-        GameWrapper::present::<S>(self, world, sprites);
+    fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
+        GameWrapper::present::<S>(self, world, frame);
     }
     fn view(&self, config: &EngineConfig) -> ViewRect {
         GameWrapper::view(self, config)
@@ -273,12 +282,8 @@ pub(crate) fn default_view(config: &EngineConfig) -> ViewRect {
     ViewRect::new(0.0, 0.0, w.max(1.0), h.max(1.0)).unwrap_or_else(|_| unit_view())
 }
 
-fn unit_view() -> ViewRect {
-    match ViewRect::new(0.0, 0.0, 1.0, 1.0) {
-        Ok(v) => v,
-        // 0 < 1 on both axes with finite bounds: ViewRect::new accepts it.
-        Err(_) => unreachable!("the unit view is valid"),
-    }
+const fn unit_view() -> ViewRect {
+    ViewRect::from_bounds(0.0, 0.0, 1.0, 1.0)
 }
 
 /// A game lent for one run: the caller keeps it and reads what it

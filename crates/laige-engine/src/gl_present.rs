@@ -29,14 +29,19 @@ use laige_render::gl::{
 use laige_render::{FrameDescriptor, FrameStats, RenderStages, RenderThread, RenderThreadConfig};
 
 use crate::events;
+use crate::frame::Assets;
 use crate::options::{EngineOptions, FrameCapture};
 use crate::presenter::Presenter;
+use crate::render_pass::{RenderPass, RenderPassFactory};
 
 /// The per-frame decisions: the game's view and the frame's blend factor
 /// ([`FrameDescriptor::blend_factor`]); the optional capture of one frame.
 struct EngineFrameHook {
     view: ViewRect,
     capture: Option<FrameCapture>,
+    /// The game's own GL pass, made on the render thread.
+    pass: Option<Box<dyn RenderPass>>,
+    factory: Option<RenderPassFactory>,
 }
 
 impl SpriteFrameHook for EngineFrameHook {
@@ -47,7 +52,31 @@ impl SpriteFrameHook for EngineFrameHook {
         }
     }
 
+    fn on_start(&mut self, ctx: &CurrentGlContext) -> Result<()> {
+        if let Some(factory) = self.factory.take() {
+            let mut pass = factory.make();
+            pass.start(ctx)?;
+            self.pass = Some(pass);
+        }
+        Ok(())
+    }
+
+    fn before_draw(&mut self, ctx: &CurrentGlContext, frame: &FrameDescriptor) -> Result<()> {
+        self.pass
+            .as_mut()
+            .map_or(Ok(()), |p| p.before_sprites(ctx, frame))
+    }
+
+    fn on_stop(&mut self, ctx: &CurrentGlContext) {
+        if let Some(mut pass) = self.pass.take() {
+            pass.stop(ctx);
+        }
+    }
+
     fn after_draw(&mut self, ctx: &CurrentGlContext, frame: &FrameDescriptor) -> Result<()> {
+        if let Some(pass) = self.pass.as_mut() {
+            pass.after_sprites(ctx, frame)?;
+        }
         if self
             .capture
             .as_ref()
@@ -127,6 +156,11 @@ pub(crate) struct Renderer {
     presented: Arc<AtomicU64>,
     /// The shutdown's bound on the last frame and the join together.
     stop_timeout: std::time::Duration,
+    /// The default font, the texture queue and the target's size, lent to
+    /// every frame's presentation.
+    assets: Assets,
+    /// A window's latest size (the screen size of the next frame).
+    surface: Option<SurfaceSize>,
 }
 
 impl Renderer {
@@ -139,17 +173,31 @@ impl Renderer {
         view: ViewRect,
         surface: Option<SurfaceSize>,
     ) -> Result<Self> {
+        // The game's queue when it set one, else the engine's own: either
+        // way it holds the default font, queued first.
+        let textures = options.texture_queue.clone().unwrap_or_default();
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "target sides are at most 16384: exact in f32"
+        )]
+        let screen = {
+            let (w, h) = gl.size();
+            [w as f32, h as f32]
+        };
+        let assets = Assets::new(textures.clone(), screen)?;
         let stages_config = SpriteStagesConfig {
             clear_color: options.clear_color,
             textures: Vec::new(),
             sprite_capacity: options.sprite_capacity,
-            texture_queue: options.texture_queue.clone(),
+            texture_queue: Some(textures),
             view_policy: options.view_policy,
-            surface_size: surface,
+            surface_size: surface.clone(),
         };
         let hook = EngineFrameHook {
             view,
             capture: options.capture.clone(),
+            pass: None,
+            factory: options.render_pass.clone(),
         };
         let presented = Arc::new(AtomicU64::new(0));
         let counter = Arc::clone(&presented);
@@ -171,6 +219,8 @@ impl Renderer {
             thread,
             presented,
             stop_timeout: options.render_stop_timeout,
+            assets,
+            surface,
         })
     }
 
@@ -204,15 +254,29 @@ impl Presenter for Renderer {
             .wait_idle_until(Some(std::time::Instant::now() + self.stop_timeout))
     }
 
-    fn publish<F: FnOnce(&mut Vec<Sprite>)>(
+    fn publish<F: FnOnce(&mut Vec<Sprite>, &Assets)>(
         &mut self,
         frame: FrameDescriptor,
         fill: F,
     ) -> Result<()> {
+        if let Some((w, h, scale)) = self.surface.as_ref().and_then(SurfaceSize::latest) {
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "window sides are at most 65535: exact in f32"
+            )]
+            let physical = [w as f32, h as f32];
+            // The renderer's accepted range; outside it, it draws at 1.
+            let scale = if (0.25..=16.0).contains(&scale) {
+                scale
+            } else {
+                1.0
+            };
+            self.assets.screen = [physical[0] / scale, physical[1] / scale];
+        }
         {
             let mut writer = self.thread.writer();
             writer.clear();
-            fill(&mut writer);
+            fill(&mut writer, &self.assets);
         }
         self.thread.submit_frame(frame)
     }

@@ -65,7 +65,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The module graph runs one way (each module uses only those above it):
-// events, interrupt, config → options, report, resources → game → presenter →
+// events, interrupt, config → options, report, resources → frame → game → presenter →
 // session → gl_present → builder → headless → record → windowed.
 
 // The derive names `::laige_engine::sim` for a crate that depends on
@@ -81,12 +81,15 @@ mod options;
 mod report;
 mod resources;
 
+mod frame;
 mod game;
 mod presenter;
 mod session;
 
 #[cfg(feature = "gl")]
 mod gl_present;
+#[cfg(feature = "gl")]
+mod render_pass;
 
 mod builder;
 mod headless;
@@ -100,12 +103,15 @@ mod x11_loss;
 pub use builder::{Engine, EngineBuilder};
 pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
 pub use config_toml::CONFIG_PARSE_FAILED;
+pub use frame::{FPS_WINDOW, Frame, RunStats};
 pub use game::{Control, EngineScalar, Game, GameWrapper, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
 pub use options::{
     DEFAULT_RENDER_STOP_TIMEOUT, EngineOptions, FrameCapture, HeadlessRender,
-    MAX_RENDER_STOP_TIMEOUT, Pacing, RunLimit,
+    MAX_RENDER_STOP_TIMEOUT, Pacing, ResizeRequest, RunLimit,
 };
 pub use record::{Recorded, ReplayOutcome, ReplayReport};
+#[cfg(feature = "gl")]
+pub use render_pass::{RenderPass, RenderPassFactory};
 pub use report::{
     EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_REPLAY_DIVERGED, EXIT_REPLAY_TORN,
     EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED, EXIT_USAGE, ExitReason, RunReport,
@@ -113,7 +119,10 @@ pub use report::{
 pub use resources::RNG_RESOURCE;
 
 // The parts, for game crates that depend on laige-engine alone.
+pub use arrayvec::ArrayString;
 pub use hecs;
+/// An entity handle (hecs's): what `spawn` returns and queries can yield.
+pub use hecs::Entity;
 pub use laige_core as core;
 #[cfg(feature = "net")]
 pub use laige_net as net;

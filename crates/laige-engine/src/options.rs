@@ -1,6 +1,7 @@
 //! The run options that are not part of the TOML config (they describe
 //! the run, not the game): [`EngineOptions`], headless [`Pacing`] and
-//! [`HeadlessRender`], the [`RunLimit`] and the [`FrameCapture`].
+//! [`HeadlessRender`], the [`RunLimit`], the [`FrameCapture`] and the
+//! [`ResizeRequest`].
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -73,6 +74,19 @@ pub struct FrameCapture {
     pub path: PathBuf,
 }
 
+/// Windowed: asks the window system for a new inner size through winit's
+/// `Window::request_inner_size` once frame `frame` ran — as a user's drag
+/// would (smoke tests, screenshots of a resized window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResizeRequest {
+    /// The 1-based frame after which the request is made.
+    pub frame: u64,
+    /// The requested inner width, physical pixels.
+    pub width: u32,
+    /// The requested inner height, physical pixels.
+    pub height: u32,
+}
+
 /// The render thread's stop bound by default: 5 s. A healthy frame of the
 /// slowest supported setup (100k sprites on a software rasterizer) takes
 /// about 0.3 s, so 5 s is over ten of them, and still short enough for a
@@ -116,6 +130,8 @@ pub struct EngineOptions {
     /// after this many frames — the same path as the window system's close
     /// request (smoke tests, benchmarks). Default `None`.
     pub close_after_frames: Option<u64>,
+    /// Windowed: request a new window size after a frame (default `None`).
+    pub resize_request: Option<ResizeRequest>,
     /// Read one rendered frame back into a file (default `None`).
     pub capture: Option<FrameCapture>,
     /// Called once on the render thread right after the first frame was
@@ -140,6 +156,11 @@ pub struct EngineOptions {
     /// render thread uploads them before the next frame. Default `None`.
     #[cfg(feature = "gl")]
     pub texture_queue: Option<laige_render::gl::TextureQueue>,
+    /// A GL pass of the game's own around the sprites, made on the render
+    /// thread for each run ([`RenderPass`](crate::RenderPass)). Default
+    /// `None`.
+    #[cfg(feature = "gl")]
+    pub render_pass: Option<crate::RenderPassFactory>,
 }
 
 impl Default for EngineOptions {
@@ -167,6 +188,9 @@ impl Default for EngineOptions {
             },
             #[cfg(feature = "gl")]
             texture_queue: None,
+            #[cfg(feature = "gl")]
+            render_pass: None,
+            resize_request: None,
         }
     }
 }
@@ -205,6 +229,17 @@ impl EngineOptions {
         }
         if self.close_after_frames == Some(0) {
             return bad("close_after_frames", "0".into(), ">= 1 frame, or None");
+        }
+        if let Some(r) = self.resize_request
+            && (r.frame == 0
+                || !(1..=crate::config::MAX_WINDOW_SIDE).contains(&r.width)
+                || !(1..=crate::config::MAX_WINDOW_SIDE).contains(&r.height))
+        {
+            return bad(
+                "resize_request",
+                format!("frame {} {}x{}", r.frame, r.width, r.height),
+                "frame >= 1 and 1..=16384 pixels per side",
+            );
         }
         if self.capture.as_ref().is_some_and(|c| c.frame == 0) {
             return bad("capture.frame", "0".into(), ">= 1 (frames are 1-based)");

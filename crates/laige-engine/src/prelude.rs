@@ -2,7 +2,8 @@
 //! `use laige_engine::prelude::*;`.
 //!
 //! The builder and its run options, the [`Game`] trait and what its hooks
-//! receive (`Setup`, `Control`, `World`, `RunReport`), the sprite and view
+//! receive (`Setup`, `Control`, `World`, `RunReport`, `Frame`), the entity
+//! handle (`Entity`), the sprite, text and view
 //! types `present` and `view` use, the scalar types and bound, the input
 //! vocabulary, resources and the replay verdict. Nothing here is new: each
 //! item keeps its own path too.
@@ -22,13 +23,14 @@
 //!         Ok(())
 //!     }
 //!     fn on_tick<S: EngineScalar>(&mut self, _world: &World, _tick: u64) {}
-//!     fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
+//!     fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
 //!         for p in world.ecs().query::<&Pos<S>>().iter() {
-//!             sprites.push(Sprite { position: [p.0.x.to_f32(), p.0.y.to_f32()], ..Sprite::default() });
+//!             frame.push(Sprite { position: [p.0.x.to_f32(), p.0.y.to_f32()], ..Sprite::default() });
 //!         }
 //!     }
 //!     fn view(&self, _config: &EngineConfig) -> ViewRect {
-//!         ViewRect::new(0.0, 0.0, 64.0, 48.0).unwrap_or_else(|_| unreachable!())
+//!         const VIEW: ViewRect = ViewRect::from_bounds(0.0, 0.0, 64.0, 48.0);
+//!         VIEW
 //!     }
 //! }
 //!
@@ -45,10 +47,12 @@ pub use crate::input::{
     ButtonState, CoordSpace, InputEvent, InputKind, InputPoint, KeyCode, MouseButton, ScriptAt,
     TickInput,
 };
-pub use crate::render::gl::{Shape, Sprite, ViewRect};
+#[cfg(feature = "gl")]
+pub use crate::render::gl::{Align, Font, TextStyle, TextureId, TextureQueue};
+pub use crate::render::gl::{Shape, Space, Sprite, ViewRect};
 pub use crate::{
-    Control, Engine, EngineBuilder, EngineConfig, EngineOptions, EngineScalar, Error, ExitReason,
-    Fp32Pinned, Fpx16_16, Game, GameWrapper, HeadlessRender, MathBackend, Pacing, ReplayOutcome,
-    ReplayReport, Result, RunLimit, RunReport, Setup, SimRng, SimScalar, StateHash, SystemContext,
-    Vec2, World,
+    ArrayString, Control, Engine, EngineBuilder, EngineConfig, EngineOptions, EngineScalar, Entity,
+    Error, ExitReason, Fp32Pinned, Fpx16_16, Frame, Game, GameWrapper, HeadlessRender, MathBackend,
+    Pacing, ReplayOutcome, ReplayReport, Result, RunLimit, RunReport, RunStats, Setup, SimRng,
+    SimScalar, StateHash, SystemContext, Vec2, World,
 };

@@ -6,6 +6,8 @@ use laige_core::Result;
 use laige_render::gl::Sprite;
 use laige_render::{FrameDescriptor, FrameStats};
 
+use crate::frame::Assets;
+
 /// Where a run's frames go.
 pub(crate) trait Presenter {
     /// Frames the render side finished (0 when nothing renders).
@@ -19,12 +21,13 @@ pub(crate) trait Presenter {
     fn wait_idle(&mut self) -> Result<()>;
 
     /// Publishes one frame: `fill` appends its sprites to the (empty)
-    /// payload buffer, then `frame` is handed over with them. A presenter
-    /// that renders nothing does not call `fill`.
+    /// payload buffer, with the presenter's [`Assets`] (the default font,
+    /// the texture queue, the target's size), then `frame` is handed over
+    /// with them. A presenter that renders nothing does not call `fill`.
     ///
     /// # Errors
     /// The render thread failed.
-    fn publish<F: FnOnce(&mut Vec<Sprite>)>(
+    fn publish<F: FnOnce(&mut Vec<Sprite>, &Assets)>(
         &mut self,
         frame: FrameDescriptor,
         fill: F,
@@ -54,7 +57,11 @@ impl Presenter for NoPresenter {
     fn wait_idle(&mut self) -> Result<()> {
         Ok(())
     }
-    fn publish<F: FnOnce(&mut Vec<Sprite>)>(&mut self, _: FrameDescriptor, _: F) -> Result<()> {
+    fn publish<F: FnOnce(&mut Vec<Sprite>, &Assets)>(
+        &mut self,
+        _: FrameDescriptor,
+        _: F,
+    ) -> Result<()> {
         Ok(())
     }
     fn finish(&mut self) -> Result<()> {
@@ -74,7 +81,7 @@ impl<P: Presenter> Presenter for Option<P> {
     fn wait_idle(&mut self) -> Result<()> {
         self.as_mut().map_or(Ok(()), P::wait_idle)
     }
-    fn publish<F: FnOnce(&mut Vec<Sprite>)>(
+    fn publish<F: FnOnce(&mut Vec<Sprite>, &Assets)>(
         &mut self,
         frame: FrameDescriptor,
         fill: F,

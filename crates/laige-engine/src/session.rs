@@ -38,6 +38,7 @@ use laige_render::{FrameDescriptor, FrameStats};
 use laige_sim::input::{InputEvent, InputKind};
 use laige_sim::{GameLoop, LoopHooks, LoopState, Profiler, World};
 
+use crate::frame::{FpsWindow, Frame, RunStats};
 use crate::game::{Control, EngineScalar, Game, Registration, Setup};
 use crate::options::{EngineOptions, RunLimit};
 use crate::presenter::Presenter;
@@ -175,6 +176,8 @@ pub(crate) struct Session<C: MonotonicClock> {
     /// The network session that owns the ticks (feature `net`).
     #[cfg(feature = "net")]
     net: Option<Box<dyn laige_net::TickDriver>>,
+    /// The last frames' readings and presented counts (the fps figure).
+    fps: FpsWindow,
 }
 
 impl<C: MonotonicClock> Session<C> {
@@ -219,6 +222,7 @@ impl<C: MonotonicClock> Session<C> {
             focus_paused: false,
             #[cfg(feature = "net")]
             net: None,
+            fps: FpsWindow::default(),
         })
     }
 
@@ -365,22 +369,32 @@ impl<C: MonotonicClock> Session<C> {
             alpha: self.game_loop.alpha_at(reading_ns),
             interpolate: self.interpolation,
         };
-        let world = self.game_loop.world();
         let mut callback_failed = None;
-        let published = if self.plan.wait_for_render {
+        let waited = if self.plan.wait_for_render {
             presenter.wait_idle()
         } else {
             Ok(())
-        }
-        .and_then(|()| {
-            presenter.publish(descriptor, |sprites| {
+        };
+        let stats = self.run_stats(k, reading_ns, presenter);
+        let (world, profiler) = self.game_loop.world_and_profiler_mut();
+        let published = waited.and_then(|()| {
+            presenter.publish(descriptor, |sprites, assets| {
                 // The frame's camera first: the renderer takes its view from
                 // it, so a view that changes every frame stays in step with
                 // the sprites it was computed with.
                 let view_config = &self.view_config;
                 let drawn = catch_callback("view", || game.view(view_config))
                     .map(|view| sprites.push(Sprite::camera(view)))
-                    .and_then(|()| catch_callback("present", || game.present::<S>(world, sprites)));
+                    .and_then(|()| {
+                        let mut frame = Frame {
+                            sprites,
+                            stats,
+                            world,
+                            profiler,
+                            assets,
+                        };
+                        catch_callback("present", || game.present::<S>(world, &mut frame))
+                    });
                 if let Err(err) = drawn {
                     // A half-built frame is not drawn: the frame goes out
                     // empty and the run ends after it.
@@ -399,6 +413,24 @@ impl<C: MonotonicClock> Session<C> {
         }
         self.frames = k;
         true
+    }
+
+    /// The run's numbers for frame `k`'s presentation (after its ticks),
+    /// read at `reading_ns`; records the frame in the fps window.
+    fn run_stats<P: Presenter>(&mut self, k: u64, reading_ns: i64, presenter: &P) -> RunStats {
+        let presented = presenter.presented();
+        let loop_stats = self.game_loop.stats();
+        RunStats {
+            frame: k,
+            tick: self.game_loop.current_tick(),
+            fps: self.fps.push(reading_ns, presented),
+            frames_presented: presented,
+            dropped_ticks: loop_stats.dropped_ticks,
+            dropped_frames: loop_stats.dropped_frames,
+            frames_render_dropped: presenter.frame_stats().dropped,
+            backend: self.backend,
+            paused: self.game_loop.state() == LoopState::Paused,
+        }
     }
 
     /// The window gained or lost focus (when `[render]
@@ -671,6 +703,7 @@ mod tests {
     use laige_sim::input::{ButtonState, InputKind, KeyCode};
 
     use super::*;
+    use crate::frame::{Assets, Frame};
     use crate::game::NoGame;
     use crate::presenter::NoPresenter;
     use laige_core::{ErrorCode, Fpx16_16};
@@ -692,7 +725,7 @@ mod tests {
         fn wait_idle(&mut self) -> Result<()> {
             Ok(())
         }
-        fn publish<F: FnOnce(&mut Vec<Sprite>)>(
+        fn publish<F: FnOnce(&mut Vec<Sprite>, &Assets)>(
             &mut self,
             frame: FrameDescriptor,
             fill: F,
@@ -701,7 +734,8 @@ mod tests {
                 return Err(Error::new(ErrorCode::Failed, events::RENDER_FAILED));
             }
             let mut sprites = Vec::new();
-            fill(&mut sprites);
+            let assets = Assets::for_tests();
+            fill(&mut sprites, &assets);
             self.firsts.push(sprites.first().copied());
             self.frames.push(frame);
             Ok(())
@@ -965,8 +999,8 @@ mod tests {
         fn on_input<S: EngineScalar>(&mut self, _: &InputEvent, _: &mut Control) {
             assert_ne!(self.0, "on_input", "game bug in on_input");
         }
-        fn present<S: EngineScalar>(&mut self, _: &World, sprites: &mut Vec<Sprite>) {
-            sprites.push(Sprite::default());
+        fn present<S: EngineScalar>(&mut self, _: &World, frame: &mut Frame<'_>) {
+            frame.push(Sprite::default());
             assert_ne!(self.0, "present", "game bug in present");
         }
         fn view(&self, config: &EngineConfig) -> laige_render::gl::ViewRect {

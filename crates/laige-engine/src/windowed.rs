@@ -314,6 +314,14 @@ impl<G: Game, S: EngineScalar> App<G, S> {
                 self.end(event_loop, ExitReason::Completed);
                 return;
             }
+            if let Some(r) = self.options.resize_request
+                && r.frame == live.session.frames()
+            {
+                // As a user's drag: the `Resized` event follows.
+                let _ = live
+                    .window
+                    .request_inner_size(PhysicalSize::new(r.width, r.height));
+            }
             if self.options.close_after_frames == Some(live.session.frames()) {
                 // The same path as the window system's close request.
                 let _ = self.proxy.send_event(EngineEvent::Close);

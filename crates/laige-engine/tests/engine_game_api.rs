@@ -5,7 +5,7 @@
 
 use laige_engine::render::gl::Sprite;
 use laige_engine::{
-    Control, Engine, EngineOptions, EngineScalar, Fpx16_16, Game, GameWrapper, MathBackend, Pacing,
+    Control, Engine, EngineOptions, EngineScalar, Frame, Game, GameWrapper, MathBackend, Pacing,
     RunLimit, RunReport, Setup, StateHash, World,
 };
 
@@ -18,6 +18,8 @@ struct Mover {
     last_seen_in_tick: i32,
     frames: u64,
     finished: Option<(u64, i32, u64)>,
+    /// The sprite position of the last `present`.
+    presented: Option<[f32; 2]>,
 }
 
 fn units<S: EngineScalar>(world: &World) -> i32 {
@@ -51,12 +53,13 @@ impl Game for Mover {
         self.frames += 1;
     }
 
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
+    fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
         let x = units::<S>(world) as f32;
-        sprites.push(Sprite {
+        frame.push(Sprite {
             position: [x, 0.0],
             ..Sprite::default()
         });
+        self.presented = Some([x, 0.0]);
     }
 
     fn finish<S: EngineScalar>(&mut self, world: &World, report: &RunReport) {
@@ -132,11 +135,38 @@ fn a_wrapper_forwards_every_hook_it_does_not_override() {
     assert_eq!(wrapped.inner.last_seen_in_tick, 12);
     assert!(wrapped.inner.frames > 0);
     assert_eq!(wrapped.inner.finished, Some((12, 12, 12)));
-    // And so does present, which the wrapper never mentions.
-    let mut world = World::default();
-    world.spawn((Pos(Fpx16_16::from_i32(7)),));
-    let mut sprites = Vec::new();
-    Game::present::<Fpx16_16>(&mut wrapped, &world, &mut sprites);
-    assert_eq!(sprites.len(), 1);
-    assert_eq!(sprites[0].position, [7.0, 0.0]);
+    // And so does present, which the wrapper never mentions (a run that
+    // renders, on a headless EGL context).
+    let mut wrapped = Counting {
+        inner: Mover::default(),
+        ticks: 0,
+    };
+    let run = Engine::builder()
+        .game(&mut wrapped)
+        .options(EngineOptions {
+            headless_render: laige_engine::HeadlessRender::Gl {
+                width: 32,
+                height: 32,
+            },
+            ..options()
+        })
+        .build()
+        .unwrap()
+        .run_headless(RunLimit::Ticks(12));
+    match run {
+        Ok(report) => assert_eq!(report.ticks, 12),
+        Err(e)
+            if e.code() == laige_engine::ErrorCode::Unsupported
+                && std::env::var("LAIGE_REQUIRE_GL").as_deref() != Ok("1") =>
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stdout().lock(),
+                "SKIPPED: the present half: no usable EGL ({e})"
+            );
+            return;
+        }
+        Err(e) => panic!("run: {e}"),
+    }
+    assert_eq!(wrapped.inner.presented, Some([12.0, 0.0]));
 }

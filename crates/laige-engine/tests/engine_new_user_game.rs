@@ -70,7 +70,8 @@ impl Game for Collector {
         })
     }
 
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
+    fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
+        let sprites = frame.sprites();
         let coins = world.ecs().query::<&Coin<S>>().iter().count();
         self.coins_drawn = coins;
         for c in world.ecs().query::<&Coin<S>>().iter() {

@@ -12,8 +12,8 @@ use laige_engine::core::diag::capture_events;
 use laige_engine::render::gl::{Sprite, ViewRect};
 use laige_engine::sim::workload::{self, Position, PrevPosition, WorkloadConfig};
 use laige_engine::{
-    Engine, EngineConfig, EngineOptions, EngineScalar, ExitReason, Game, HeadlessRender, Pacing,
-    RunLimit, Setup, World,
+    Engine, EngineConfig, EngineOptions, EngineScalar, ExitReason, Frame, Game, HeadlessRender,
+    Pacing, RunLimit, Setup, World,
 };
 
 struct Dots;
@@ -28,7 +28,8 @@ impl Game for Dots {
         workload::install::<S>(setup.world(), &config)
     }
 
-    fn present<S: EngineScalar>(&mut self, world: &World, sprites: &mut Vec<Sprite>) {
+    fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
+        let sprites = frame.sprites();
         for (p, q) in world
             .ecs()
             .query::<(&Position<S>, &PrevPosition<S>)>()

@@ -233,6 +233,32 @@ impl Resources {
             .ok_or_else(missing::<T>)
     }
 
+    /// Two different resources, both exclusively.
+    pub(crate) fn get_pair_mut<A: 'static, B: 'static>(&mut self) -> Result<(&mut A, &mut B)> {
+        if TypeId::of::<A>() == TypeId::of::<B>() {
+            return Err(Error::invalid_argument(
+                events::NO_SUCH_RESOURCE,
+                "resource pair",
+                type_name::<A>(),
+                "two different resource types (one type is one resource: use resource_mut)",
+            ));
+        }
+        let a = self.position::<A>().ok_or_else(missing::<A>)?;
+        let b = self.position::<B>().ok_or_else(missing::<B>)?;
+        // a != b: the types differ, and each type has at most one entry.
+        let (low, high) = self.entries.split_at_mut(a.max(b));
+        let (ea, eb) = if a < b {
+            (&mut low[a], &mut high[0])
+        } else {
+            (&mut high[0], &mut low[b])
+        };
+        match (ea.value.downcast_mut::<A>(), eb.value.downcast_mut::<B>()) {
+            (Some(x), Some(y)) => Ok((x, y)),
+            (None, _) => Err(missing::<A>()),
+            (_, None) => Err(missing::<B>()),
+        }
+    }
+
     pub(crate) fn contains<T: 'static>(&self) -> bool {
         self.position::<T>().is_some()
     }

@@ -231,6 +231,7 @@ pub struct SystemContext<'w> {
     entities: &'w mut Entities,
     resources: &'w mut Resources,
     tick: u64,
+    tick_start_ns: i64,
     name: &'static str,
     input: TickInput<'w>,
 }
@@ -242,6 +243,20 @@ impl<'w> SystemContext<'w> {
     #[must_use]
     pub fn tick(&self) -> u64 {
         self.tick
+    }
+
+    /// Where the tick being computed starts on the simulation's own time
+    /// line, in ns: `⌈tick × 10⁹ / tick_rate_hz⌉` (`RateGrid::start_ns`),
+    /// so the same in every run and replay. A world ticked by hand
+    /// (`World::run_systems`, no game loop) counts at 60 Hz, the default
+    /// rate. Input timestamps (`InputEvent::time_ns`) are on the run's
+    /// clock: while no tick was dropped, an event of this tick lies in
+    /// `tick_start_ns()..tick_start_ns() + period`, so
+    /// `time_ns - tick_start_ns()` is its offset inside the tick; each
+    /// dropped tick moves the run's clock one period ahead of this line.
+    #[must_use]
+    pub fn tick_start_ns(&self) -> i64 {
+        self.tick_start_ns
     }
 
     /// The running system's registered name.
@@ -261,13 +276,81 @@ impl<'w> SystemContext<'w> {
     }
 
     /// The world's resource of type `T`, exclusively. It borrows the
-    /// context: copy what a query loop needs out first, or write the
-    /// result back after the loop.
+    /// context: to hold it while querying, use
+    /// [`resource_and_entities_mut`](Self::resource_and_entities_mut).
     ///
     /// # Errors
     /// As [`resource`](Self::resource).
     pub fn resource_mut<T: 'static>(&mut self) -> Result<&mut T> {
         self.resources.get_mut::<T>()
+    }
+
+    /// The world's resource of type `T` and the entity store, both
+    /// exclusively and at once: a system that updates a resource from a
+    /// query holds both (where `resource_mut` alone would borrow the
+    /// whole context).
+    ///
+    /// ```
+    /// use laige_sim::World;
+    ///
+    /// #[derive(Clone, Copy)]
+    /// struct Hp(i32);
+    /// struct Total(i32);
+    ///
+    /// let mut world = World::default();
+    /// world.insert_resource(Total(0));
+    /// world.spawn((Hp(3),));
+    /// world.spawn((Hp(4),));
+    /// world.register_system("sum", 0, |ctx| {
+    ///     let (total, entities) = ctx.resource_and_entities_mut::<Total>()?;
+    ///     for hp in entities.query_mut::<&mut Hp>() {
+    ///         total.0 += hp.0;
+    ///         hp.0 -= 1;
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// let schedule = world.schedule_systems();
+    /// world.run_systems(&schedule)?;
+    /// assert_eq!(world.resource::<Total>()?.0, 7);
+    /// # Ok::<(), laige_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`resource`](Self::resource).
+    pub fn resource_and_entities_mut<T: 'static>(&mut self) -> Result<(&mut T, &mut Entities)> {
+        let resource = self.resources.get_mut::<T>()?;
+        Ok((resource, &mut *self.entities))
+    }
+
+    /// Two different resources, both exclusively and at once (a game's
+    /// state and the engine's `SimRng`, say).
+    ///
+    /// ```
+    /// use laige_sim::World;
+    ///
+    /// struct Hits(u32);
+    /// struct Log([u32; 4]);
+    ///
+    /// let mut world = World::default();
+    /// world.insert_resource(Hits(0));
+    /// world.insert_resource(Log([0; 4]));
+    /// world.register_system("hit", 0, |ctx| {
+    ///     let (hits, log) = ctx.resources_mut::<Hits, Log>()?;
+    ///     hits.0 += 1;
+    ///     log.0[hits.0 as usize % 4] = hits.0;
+    ///     Ok(())
+    /// })?;
+    /// let schedule = world.schedule_systems();
+    /// world.run_systems(&schedule)?;
+    /// assert_eq!(world.resource::<Log>()?.0, [0, 1, 0, 0]);
+    /// # Ok::<(), laige_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `world/no_such_resource` (InvalidArgument) naming the type the world
+    /// does not hold, or `A` itself when `A` and `B` are one type.
+    pub fn resources_mut<A: 'static, B: 'static>(&mut self) -> Result<(&mut A, &mut B)> {
+        self.resources.get_pair_mut::<A, B>()
     }
 
     /// The tick's input: the events delivered to it, in delivery order
@@ -298,13 +381,13 @@ impl DerefMut for SystemContext<'_> {
 }
 
 /// Runs one tick's worth of systems in schedule order (already
-/// validated). Times each system into `profiler` when it is enabled.
+/// validated): the tick's index and its start on the tick grid. Times each system into `profiler` when it is enabled.
 pub(crate) fn run_validated(
     entries: &mut [SystemEntry],
     schedule: &SystemSchedule,
     entities: &mut Entities,
     resources: &mut Resources,
-    tick: u64,
+    (tick, tick_start_ns): (u64, i64),
     input: TickInput<'_>,
     profiler: Option<&mut Profiler>,
 ) -> Result<()> {
@@ -317,6 +400,7 @@ pub(crate) fn run_validated(
             entities: &mut *entities,
             resources: &mut *resources,
             tick,
+            tick_start_ns,
             name,
             input,
         };

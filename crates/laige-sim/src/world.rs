@@ -134,7 +134,16 @@ pub struct World {
     pub(crate) resources: Resources,
     /// What a snapshot saves (filled by the hashed registration).
     pub(crate) snapshot: SnapshotRegistry,
+    /// The tick grid systems read their tick's start from
+    /// (`SystemContext::tick_start_ns`): the game loop's, else 60 Hz.
+    pub(crate) tick_grid: laige_core::RateGrid,
 }
+
+/// The tick grid of a world no game loop runs: 60 Hz, the default rate.
+const DEFAULT_TICK_GRID: laige_core::RateGrid = match laige_core::RateGrid::new(60) {
+    Some(g) => g,
+    None => unreachable!(),
+};
 
 impl Default for World {
     /// An empty world with the default churn budgets.
@@ -181,6 +190,7 @@ impl World {
             input_state: InputState::default(),
             resources: Resources::default(),
             snapshot: SnapshotRegistry::default(),
+            tick_grid: DEFAULT_TICK_GRID,
         };
         crate::snapshot::register_world_parts(&mut world.snapshot);
         world
@@ -498,7 +508,7 @@ impl World {
             schedule,
             &mut self.entities,
             &mut self.resources,
-            self.tick,
+            (self.tick, self.tick_grid.start_ns(self.tick)),
             TickInput::new(self.input.delivered(), &self.input_state),
             profiler,
         )?;

@@ -266,6 +266,44 @@ impl ViewRect {
         })
     }
 
+    /// The rectangle of literal bounds, infallibly, for a `const`: bounds
+    /// a valid view has (finite, `min < max` on both axes) give the same
+    /// rectangle as [`new`](Self::new); others do not compile when the
+    /// result is a `const` (the check runs at compile time there). For
+    /// bounds computed at run time use [`new`](Self::new), which returns
+    /// the error instead.
+    ///
+    /// ```
+    /// use laige_render::gl::ViewRect;
+    /// const FIELD: ViewRect = ViewRect::from_bounds(0.0, 0.0, 320.0, 180.0);
+    /// assert_eq!(FIELD, ViewRect::new(0.0, 0.0, 320.0, 180.0)?);
+    /// # Ok::<(), laige_core::Error>(())
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use laige_render::gl::ViewRect;
+    /// const EMPTY: ViewRect = ViewRect::from_bounds(0.0, 0.0, 0.0, 180.0); // min_x == max_x
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Outside a `const`, on bounds [`new`](Self::new) refuses.
+    #[must_use]
+    pub const fn from_bounds(min_x: f32, min_y: f32, max_x: f32, max_y: f32) -> Self {
+        assert!(
+            min_x.is_finite() && max_x.is_finite() && min_x < max_x,
+            "view x range: finite bounds with min_x < max_x"
+        );
+        assert!(
+            min_y.is_finite() && max_y.is_finite() && min_y < max_y,
+            "view y range: finite bounds with min_y < max_y"
+        );
+        Self {
+            min: [min_x, min_y],
+            max: [max_x, max_y],
+        }
+    }
+
     /// The bottom-left corner.
     #[must_use]
     pub const fn min(&self) -> [f32; 2] {

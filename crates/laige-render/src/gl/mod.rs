@@ -59,6 +59,10 @@ pub use batcher::{
 };
 #[cfg(feature = "gl")]
 pub use context::{CurrentGlContext, GlContext, GlTarget, MAX_TARGET_SIZE};
+/// The GL bindings [`CurrentGlContext::gl`] hands out, for a pass of the
+/// game's own (`SpriteFrameHook::before_draw`, the engine's `RenderPass`).
+#[cfg(feature = "gl")]
+pub use glow;
 #[cfg(feature = "gl")]
 pub use headless::{HeadlessConfig, HeadlessSurface};
 #[cfg(feature = "gl")]

@@ -5,11 +5,14 @@
 //!  owner thread                          render thread
 //!  gl = CurrentGlContext::headless(..)?
 //!       .release()?            ──Send──► make_stages: SpriteStages::new(gl, ..)
-//!                                        on_start:  make_current, renderer, textures
+//!                                        on_start:  make_current, renderer, textures,
+//!                                                   hook.on_start
 //!  writer().extend(sprites)
 //!  submit_frame(desc)          ────────► batch:     hook.params(frame) → build
-//!                                        submit:    clear, draw, hook.after_draw, swap
-//!  shutdown()                  ────────► on_stop:   destroy renderer, release context
+//!                                        submit:    clear, hook.before_draw, draw,
+//!                                                   hook.after_draw, swap
+//!  shutdown()                  ────────► on_stop:   hook.on_stop, destroy renderer,
+//!                                                   release context
 //! ```
 //!
 //! Built on the render thread through `RenderThread::spawn`, so the stages —
@@ -34,6 +37,39 @@ pub trait SpriteFrameHook {
     /// The frame's view and interpolation alpha (the batch stage's input
     /// beside the sprites). Called once per rendered frame, first.
     fn params(&mut self, frame: &FrameDescriptor) -> BatchParams;
+
+    /// Called once on the render thread when the stages start, with the
+    /// context current: the place to create GL objects of a pass of the
+    /// game's own. Default: nothing.
+    ///
+    /// # Errors
+    ///
+    /// An error fails the start (the context is released again).
+    fn on_start(&mut self, ctx: &CurrentGlContext) -> Result<()> {
+        let _ = ctx;
+        Ok(())
+    }
+
+    /// Called every frame after the clear and before the sprites are drawn,
+    /// with the target bound: a background pass. The sprite renderer then
+    /// binds the target again and sets every GL state it draws with itself
+    /// (program, vertex array, buffer, blending, viewport, texture unit 0),
+    /// so a pass may change those freely. Default: nothing.
+    ///
+    /// # Errors
+    ///
+    /// An error fails the render thread.
+    fn before_draw(&mut self, ctx: &CurrentGlContext, frame: &FrameDescriptor) -> Result<()> {
+        let _ = (ctx, frame);
+        Ok(())
+    }
+
+    /// Called once when the stages stop, before the renderer's GL objects
+    /// are freed and the context is released: free the pass's own GL
+    /// objects here. Default: nothing.
+    fn on_stop(&mut self, ctx: &CurrentGlContext) {
+        let _ = ctx;
+    }
 
     /// Called after the frame is drawn and before it is presented: the
     /// read-back point (a window's back buffer is still readable here) for
@@ -232,7 +268,16 @@ impl<H: SpriteFrameHook> RenderStages<Sprite> for SpriteStages<H> {
             State::Gone => return Err(Self::not_running("on_start")),
         };
         let ctx = gl.make_current()?;
-        match self.start(&ctx) {
+        let started = self
+            .start(&ctx)
+            .and_then(|renderer| match self.hook.on_start(&ctx) {
+                Ok(()) => Ok(renderer),
+                Err(e) => {
+                    renderer.destroy(&ctx);
+                    Err(e)
+                }
+            });
+        match started {
             Ok(renderer) => {
                 self.state = State::Running { ctx, renderer };
                 Ok(())
@@ -255,7 +300,8 @@ impl<H: SpriteFrameHook> RenderStages<Sprite> for SpriteStages<H> {
         self.batcher.build(payload, &params).map(|_| ())
     }
 
-    /// Clear, draw the batches, `hook.after_draw`, present.
+    /// Clear, `hook.before_draw`, draw the batches, `hook.after_draw`,
+    /// present.
     fn submit(&mut self, frame: &FrameDescriptor, _payload: &[Sprite]) -> Result<()> {
         let State::Running { ctx, renderer } = &mut self.state else {
             return Err(Self::not_running("submit"));
@@ -275,6 +321,7 @@ impl<H: SpriteFrameHook> RenderStages<Sprite> for SpriteStages<H> {
             let _ = renderer.set_scale_factor(scale);
         }
         renderer.clear(ctx, self.config.clear_color)?;
+        self.hook.before_draw(ctx, frame)?;
         self.last_draw = renderer.draw(ctx, &self.batcher)?;
         self.hook.after_draw(ctx, frame)?;
         ctx.swap_buffers()
@@ -285,6 +332,7 @@ impl<H: SpriteFrameHook> RenderStages<Sprite> for SpriteStages<H> {
     fn on_stop(&mut self) -> Result<()> {
         match std::mem::replace(&mut self.state, State::Gone) {
             State::Running { ctx, renderer } => {
+                self.hook.on_stop(&ctx);
                 renderer.destroy(&ctx);
                 self.state = State::Idle(ctx.release()?);
                 Ok(())

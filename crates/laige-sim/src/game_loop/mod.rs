@@ -133,13 +133,14 @@ impl<C: MonotonicClock> GameLoop<C> {
     /// # Errors
     /// As [`GameLoop::new`].
     pub fn with_clock(
-        world: World,
+        mut world: World,
         schedule: SystemSchedule,
         options: GameLoopOptions,
         clock: C,
     ) -> Result<Self> {
         options.validate()?;
         let grid = tick_grid(options.tick_rate_hz)?;
+        world.tick_grid = grid;
         Ok(Self {
             world,
             schedule,
@@ -578,6 +579,14 @@ impl<C: MonotonicClock> GameLoop<C> {
     /// The attached profiler, exclusively (enable/disable, summaries).
     pub fn profiler_mut(&mut self) -> &mut Profiler {
         &mut self.profiler
+    }
+
+    /// The world and the profiler at once: a frame's presentation reads
+    /// the world while it summarizes the profiler's rings (a summary sorts
+    /// into the profiler's own scratch, so it needs the profiler
+    /// exclusively).
+    pub fn world_and_profiler_mut(&mut self) -> (&World, &mut Profiler) {
+        (&self.world, &mut self.profiler)
     }
 
     /// Attaches a profiler (owned by the loop from now on); returns the
