@@ -21,7 +21,7 @@
 //! go through the same core.
 
 use super::fixed::Fpx16_16;
-use super::isqrt::isqrt_round_u64;
+use super::isqrt::isqrt_round_u62;
 use super::trig_tables::{ATAN_Q36, SIN_Q62};
 
 /// `2/π` in Q64 (rounded to nearest; error below `2^−65`).
@@ -144,9 +144,10 @@ fn asin_parts(raw: i32) -> (u64, u64) {
     } else {
         raw.unsigned_abs() as u64
     };
-    // (1 − x²)·2^32 is exact; its root of ·2^62 is sqrt(1 − x²) in Q31.
+    // (1 − x²)·2^32 is exact; its root of ·2^62 is sqrt(1 − x²) in Q31
+    // (rest << 30 <= 2^62).
     let rest = (1u64 << 32) - mag * mag;
-    (isqrt_round_u64(rest << 30), mag << 15)
+    (isqrt_round_u62(rest << 30), mag << 15)
 }
 
 impl Fpx16_16 {
