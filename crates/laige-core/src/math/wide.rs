@@ -8,7 +8,7 @@
 //! `Vec2::distance_wide`, `Vec2::normalize_wide` (and the `Vec3` forms).
 
 use super::fixed::Fpx16_16;
-use super::isqrt::{isqrt_round_u62, isqrt_round_u128};
+use super::isqrt::{isqrt_round_u62, isqrt_round_u64, isqrt_round_u128};
 
 /// The largest sum of squared raws whose rounded root still fits in `MAX`:
 /// `round(sqrt(n)) <= 2^31 − 1` iff `n < (2^31 − 1/2)²`, i.e.
@@ -69,48 +69,26 @@ pub(crate) fn normalize_wide<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] 
     if sum == 0 {
         return [Fpx16_16::ZERO; N];
     }
-    if let Ok(sum64) = u64::try_from(sum) {
-        // Every Vec2 and Vec3 (3 · 2^62 < 2^64). The binary64 quotient
-        // `mag · 2^16 / sqrt(sum)` is within a relative 2^−50 of the exact
-        // one (four roundings), i.e. within 2^−34 of it (it is <= 2^16), so
-        // its rounding is the answer or a neighbour; the exact comparisons
-        // of `nearest_quotient_u64` then decide, so the float never chooses
-        // a bit (the result is unique: see above).
-        let scale = 65536.0 / (sum64 as f64).sqrt();
-        return c.map(|x| {
-            let mag = u64::from(x.to_raw().unsigned_abs());
-            let guess = ((mag as i64 as f64) * scale + 0.5) as u64;
-            let r = nearest_quotient_u64(mag, sum64, guess) as i32; // <= 2^16
-            Fpx16_16::from_raw(if x.to_raw() < 0 { -r } else { r })
-        });
-    }
-    // Only reachable with N >= 4: an integer root of the u128 sum (>= 2^32,
-    // precise already) seeds the exact fix-up.
-    let len = u64::try_from(isqrt_round_u128(sum)).unwrap_or(u64::MAX);
+    // An approximate scaled root: L = round(sqrt(sum · 4^k)) ≈ |v|·2^k with
+    // at least 31 significant bits, so `|c|·2^(16+k) / L` is within one of
+    // the answer and the exact fix-up below moves at most a step or two.
+    let (len, k) = if sum <= u128::from(u64::MAX) {
+        let bits = 128 - sum.leading_zeros(); // 1..=64
+        let k = (64 - bits) / 2;
+        (isqrt_round_u64((sum as u64) << (2 * k)), k)
+    } else {
+        // Only reachable with N >= 4; L >= 2^32 is precise already.
+        (u64::try_from(isqrt_round_u128(sum)).unwrap_or(u64::MAX), 0)
+    };
     c.map(|x| {
         let mag = u64::from(x.to_raw().unsigned_abs());
-        // mag·2^16 < 2^47 and len >= 2^32: the quotient is within one.
-        let approx = ((mag << 16) + len / 2) / len;
-        let r = nearest_quotient(mag, sum, approx) as i32; // <= 2^16
+        // |c| <= |v| < 2^(bits/2), so |c|·2^(16+k) < 2^49: no overflow
+        // (and 16 + k <= 47, a valid shift).
+        let approx = ((mag << (16 + k)) + len / 2) / len.max(1);
+        let r = nearest_quotient(mag, sum, approx);
+        let r = r as i32; // r <= 2^16
         Fpx16_16::from_raw(if x.to_raw() < 0 { -r } else { r })
     })
-}
-
-/// [`nearest_quotient`] for a sum that fits `u64` (every `Vec2`/`Vec3`):
-/// the same two exact comparisons, each one `u64 × u64 → u128` product
-/// (`(2r ± 1)² < 2^36` for the `r <= 2^17` searched).
-#[inline]
-fn nearest_quotient_u64(mag: u64, sum: u64, guess: u64) -> u64 {
-    let target = u128::from(mag * mag) << 34; // 4·mag²·2^32 (mag <= 2^31)
-    let mut r = guess.min(1 << 17);
-    let times_sum = |k: u64| u128::from(k * k) * u128::from(sum);
-    while r > 0 && times_sum(2 * r - 1) >= target {
-        r -= 1;
-    }
-    while times_sum(2 * r + 1) <= target {
-        r += 1;
-    }
-    r
 }
 
 /// The integer `r` nearest to `mag·2^16 / sqrt(sum)`, starting from a
@@ -138,7 +116,6 @@ fn nearest_quotient(mag: u64, sum: u128, guess: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::isqrt::isqrt_round_u64;
 
     fn r(raw: i32) -> Fpx16_16 {
         Fpx16_16::from_raw(raw)
