@@ -23,11 +23,19 @@
 //!   memory-bound, as a real sim pass is; the `Fpx16_16` one is bound by
 //!   its vector ALU work (see the `laige_core::math` module docs, Performance).
 //!   `math.kernel_1m.{fx,fp}_vs_f32`: the ratios.
+//! - `math.workload_10k.{fp,f32}_ms`: median ms per tick of the reference
+//!   workload's per-entity math (`laige_sim::workload::integrate` then
+//!   `attract`, two passes over a `Vec` of 10k bodies) on `Fp32Pinned`,
+//!   beside the same math written in plain `f32` (the same operations in
+//!   the same order: the end states are checked bit-identical after the
+//!   run). `math.workload_10k.fp_vs_f32`: the ratio, the price of the
+//!   pinned type over a user's own `f32` code.
 
 use std::hint::black_box;
 
 use fixed::types::I16F16;
 use laige_core::{Fp32Pinned, Fpx16_16, Vec2};
+use laige_sim::workload::{self, WorkloadConfig, WorkloadParams};
 
 use crate::harness::Bench;
 
@@ -505,6 +513,148 @@ pub fn run(b: &mut Bench) {
     if b.wants("math.kernel_1m") {
         kernel(b);
     }
+    if b.wants("math.workload_10k") {
+        pinned_workload_vs_f32(b);
+    }
+}
+
+/// One body of the workload, on `Fp32Pinned`.
+#[derive(Clone, Copy)]
+struct PinnedBody {
+    pos: Vec2<Fp32Pinned>,
+    prev: Vec2<Fp32Pinned>,
+    vel: Vec2<Fp32Pinned>,
+}
+
+/// One body of the workload, in plain `f32`.
+#[derive(Clone, Copy)]
+struct F32Body {
+    pos: V2,
+    prev: V2,
+    vel: V2,
+}
+
+/// The workload's `reflect` in plain `f32`: the same comparisons and
+/// operations as `laige_sim::workload`'s on `Fp32Pinned`.
+#[inline]
+fn f32_reflect(c: f32, v: f32, bound: f32) -> (f32, f32) {
+    let clamp = |x: f32| {
+        if x < -bound {
+            -bound
+        } else if x > bound {
+            bound
+        } else {
+            x
+        }
+    };
+    if c > bound {
+        (clamp(bound + bound - c), -v)
+    } else if c < -bound {
+        (clamp(-bound - bound - c), -v)
+    } else {
+        (c, v)
+    }
+}
+
+/// One tick of the workload in plain `f32` (integrate + reflect, then the
+/// attractor through a normalize), as a user would write it.
+fn f32_tick(bodies: &mut [F32Body], dt: f32, bound: f32, accel_dt: f32) {
+    for b in bodies.iter_mut() {
+        b.prev = b.pos;
+        let next = b.pos + b.vel * dt;
+        let (x, vx) = f32_reflect(next.x, b.vel.x, bound);
+        let (y, vy) = f32_reflect(next.y, b.vel.y, bound);
+        b.pos = V2 { x, y };
+        b.vel = V2 { x: vx, y: vy };
+    }
+    for b in bodies.iter_mut() {
+        let d = V2 {
+            x: 0.0 - b.pos.x,
+            y: 0.0 - b.pos.y,
+        };
+        let len = (d.x * d.x + d.y * d.y).sqrt();
+        let dir = if len == 0.0 {
+            V2 { x: 0.0, y: 0.0 }
+        } else {
+            V2 {
+                x: d.x / len,
+                y: d.y / len,
+            }
+        };
+        b.vel = b.vel + dir * accel_dt;
+    }
+}
+
+/// The same tick on `Fp32Pinned`, through the workload's own functions.
+fn pinned_tick(bodies: &mut [PinnedBody], p: &WorkloadParams<Fp32Pinned>) {
+    for b in bodies.iter_mut() {
+        workload::integrate(&mut b.pos, &mut b.prev, &mut b.vel, p);
+    }
+    for b in bodies.iter_mut() {
+        workload::attract(&b.pos, &mut b.vel, p);
+    }
+}
+
+/// `math.workload_10k`: the pinned workload beside plain `f32`, interleaved.
+fn pinned_workload_vs_f32(b: &mut Bench) {
+    let config = WorkloadConfig {
+        entities: 10_000,
+        ..WorkloadConfig::default()
+    };
+    let params = WorkloadParams::<Fp32Pinned>::new(&config);
+    let mut pinned: Vec<PinnedBody> = workload::initial_state::<Fp32Pinned>(&config)
+        .map(|(pos, prev, vel)| PinnedBody {
+            pos: pos.0,
+            prev: prev.0,
+            vel: vel.0,
+        })
+        .collect();
+    let plain = |v: Vec2<Fp32Pinned>| V2 {
+        x: v.x.to_f32(),
+        y: v.y.to_f32(),
+    };
+    let mut floats: Vec<F32Body> = pinned
+        .iter()
+        .map(|p| F32Body {
+            pos: plain(p.pos),
+            prev: plain(p.prev),
+            vel: plain(p.vel),
+        })
+        .collect();
+    assert_eq!(params.center, Vec2::ZERO, "the f32 side assumes the origin");
+    let (dt, bound, accel_dt) = (
+        params.dt.to_f32(),
+        params.bound.to_f32(),
+        params.accel_dt.to_f32(),
+    );
+    let mut run_fp = || {
+        pinned_tick(black_box(&mut pinned), black_box(&params));
+    };
+    let mut run_f = || {
+        let (dt, bound, accel_dt) = black_box((dt, bound, accel_dt));
+        f32_tick(black_box(&mut floats), dt, bound, accel_dt);
+    };
+    let samples = b.scaled(200).max(10);
+    let stats = b.interleaved(samples, 1, &mut [&mut run_fp, &mut run_f]);
+    // Both sides ran the same number of ticks: the states must agree bit
+    // for bit, or the comparison is not of the same math.
+    for (p, f) in pinned.iter().zip(&floats) {
+        let bits = |v: V2| (v.x.to_bits(), v.y.to_bits());
+        assert_eq!(
+            bits(plain(p.pos)),
+            bits(f.pos),
+            "pinned and f32 workloads diverged"
+        );
+        assert_eq!(
+            bits(plain(p.vel)),
+            bits(f.vel),
+            "pinned and f32 workloads diverged"
+        );
+    }
+    let (fp, f) = (stats[0].median / 1e6, stats[1].median / 1e6);
+    b.record("math.workload_10k.fp_ms", fp, "ms");
+    b.record("math.workload_10k.f32_ms", f, "ms");
+    b.ratio("math.workload_10k.fp_vs_f32", fp, f);
 }
 
 /// Plain-`f32` 2D vector for the baseline kernel, with the ops a user's

@@ -4,7 +4,7 @@
 
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use super::isqrt::isqrt_round_u64;
+use super::isqrt::isqrt_round_u62;
 
 /// A Q16.16 fixed-point number: an `i32` raw value, value = raw / 2^16.
 ///
@@ -205,7 +205,7 @@ impl Fpx16_16 {
             return Self::ZERO;
         }
         // raw << 16 < 2^47; its rounded root < 2^24 fits in i32.
-        Self(isqrt_round_u64((self.0 as u64) << 16) as i32)
+        Self(isqrt_round_u62((self.0 as u64) << 16) as i32)
     }
 
     /// The smaller of the two (total order).

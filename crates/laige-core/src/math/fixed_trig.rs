@@ -21,7 +21,7 @@
 //! go through the same core.
 
 use super::fixed::Fpx16_16;
-use super::isqrt::isqrt_round_u64;
+use super::isqrt::isqrt_round_u62;
 use super::trig_tables::{ATAN_Q36, SIN_Q62};
 
 /// `2/π` in Q64 (rounded to nearest; error below `2^−65`).
@@ -49,9 +49,14 @@ pub(crate) const TAU_RAW: i32 = 411_775;
 pub(crate) const FRAC_PI_2_RAW: i32 = 102_944;
 
 /// `(a × b) >> 62`, floored (`|a × b| < 2^125`).
+///
+/// The `i128` product of two `i64`s cannot overflow (`< 2^126`), so
+/// `wrapping_mul` is the same product; it keeps an overflow-checked build
+/// (the optimized test profile) from running a checked 128-bit multiply
+/// that release never runs.
 #[inline(always)]
 const fn mul_q62(a: i64, b: i64) -> i64 {
-    ((a as i128 * b as i128) >> 62) as i64
+    ((a as i128).wrapping_mul(b as i128) >> 62) as i64
 }
 
 /// A Q62 value in `[−2^62, 2^62]` rounded to the nearest Q16.16 raw (a
@@ -66,7 +71,8 @@ const fn q62_to_raw(v: i64) -> i32 {
 #[inline(always)]
 const fn sin_cos_mag_q62(mag: u32) -> (i64, i64) {
     // Quarter turns in Q80: < 2^31 · 2^64 = 2^95.
-    let p = mag as u128 * TWO_OVER_PI_Q64 as u128;
+    // A u64 × u64 product: cannot overflow (see `mul_q62`).
+    let p = (mag as u128).wrapping_mul(TWO_OVER_PI_Q64 as u128);
     let quadrant = (p >> 80) as u32 & 3;
     let idx = ((p >> 72) & 0xFF) as usize;
     // The rest of the quarter turn, below 2^−8, in Q62.
@@ -144,9 +150,10 @@ fn asin_parts(raw: i32) -> (u64, u64) {
     } else {
         raw.unsigned_abs() as u64
     };
-    // (1 − x²)·2^32 is exact; its root of ·2^62 is sqrt(1 − x²) in Q31.
+    // (1 − x²)·2^32 is exact; its root of ·2^62 is sqrt(1 − x²) in Q31
+    // (rest << 30 <= 2^62).
     let rest = (1u64 << 32) - mag * mag;
-    (isqrt_round_u64(rest << 30), mag << 15)
+    (isqrt_round_u62(rest << 30), mag << 15)
 }
 
 impl Fpx16_16 {

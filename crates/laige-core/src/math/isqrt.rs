@@ -39,6 +39,30 @@ pub(crate) fn isqrt_round_u64(n: u64) -> u64 {
     if n - s * s > s { s + 1 } else { s }
 }
 
+/// `round(sqrt(n))` for `n <= 2^62` (result `<= 2^31`), seeded by the
+/// hardware's binary64 square root and decided in integers.
+///
+/// `r` is the nearest root iff `r² − r < n <= r² + r` (for `r >= 1`; `0`
+/// iff `n = 0`): `(2r − 1)² < 4n < (2r + 1)²` divided by 4, with the
+/// quarter dropped because both sides are integers. The seed
+/// `round(sqrt(n as f64))` is within one of the answer (see
+/// [`isqrt_floor_u64`]); the two comparisons, one product, move it there,
+/// so the integers decide every bit. `n <= 2^62` keeps `r² + r` in `u64`
+/// and `n` exact in the `i64` conversion.
+#[inline]
+#[must_use]
+pub(crate) fn isqrt_round_u62(n: u64) -> u64 {
+    debug_assert!(n <= 1 << 62, "n = {n}");
+    let mut r = ((n as i64 as f64).sqrt() + 0.5) as u64;
+    while r > 0 && r * r - r >= n {
+        r -= 1;
+    }
+    while r * r + r < n {
+        r += 1;
+    }
+    r
+}
+
 /// `round(sqrt(n))` for a `u128` (result `<= 2^64`).
 #[inline]
 #[must_use]
@@ -84,6 +108,38 @@ mod tests {
         }
         for n in samples {
             assert_eq!(isqrt_floor_u64(n), n.isqrt(), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn the_u62_root_is_the_general_one() {
+        let mut samples: Vec<u64> = vec![0, 1, 2, 3, 4, 5, 6, 1 << 62, (1 << 62) - 1, 1 << 47];
+        for s in [
+            1u64,
+            2,
+            3,
+            255,
+            65535,
+            (1 << 23) + 1,
+            (1 << 31) - 1,
+            1 << 31,
+        ] {
+            for n in [s * s - 1, s * s, s * s + 1, s * s + s, s * s + s + 1] {
+                if n <= 1 << 62 {
+                    samples.push(n);
+                }
+            }
+        }
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            samples.push(x >> 2);
+            samples.push((x >> 2) >> (x % 62));
+        }
+        for n in samples {
+            assert_eq!(isqrt_round_u62(n), isqrt_round_u64(n), "n = {n}");
         }
     }
 

@@ -44,9 +44,37 @@ use super::f32_bits::f32_from_parts;
 /// let nan = Fp32Pinned::NAN;
 /// assert!(nan != nan && !(nan < a) && !(nan >= a));
 /// ```
-#[derive(Clone, Copy, Default, PartialEq, PartialOrd)]
+#[derive(Clone, Copy, Default, PartialEq)]
 #[repr(transparent)]
 pub struct Fp32Pinned(f32);
+
+/// The IEEE order of the `f32`s. Written out rather than derived: the
+/// derived `<`, `>`, ... go through `partial_cmp` and match on its
+/// `Option<Ordering>`, which LLVM does not always fold back into one
+/// compare, and a loop with a branch per comparison is not vectorized.
+/// Each method here is the one IEEE comparison (same results).
+impl PartialOrd for Fp32Pinned {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        self.0.partial_cmp(&other.0)
+    }
+    #[inline]
+    fn lt(&self, other: &Self) -> bool {
+        self.0 < other.0
+    }
+    #[inline]
+    fn le(&self, other: &Self) -> bool {
+        self.0 <= other.0
+    }
+    #[inline]
+    fn gt(&self, other: &Self) -> bool {
+        self.0 > other.0
+    }
+    #[inline]
+    fn ge(&self, other: &Self) -> bool {
+        self.0 >= other.0
+    }
+}
 
 /// The canonical NaN bits [`Fp32Pinned::to_hash_bits`] maps every NaN to.
 const CANONICAL_NAN_BITS: u32 = 0x7FC0_0000;

@@ -8,7 +8,7 @@
 //! `Vec2::distance_wide`, `Vec2::normalize_wide` (and the `Vec3` forms).
 
 use super::fixed::Fpx16_16;
-use super::isqrt::{isqrt_round_u64, isqrt_round_u128};
+use super::isqrt::{isqrt_round_u62, isqrt_round_u64, isqrt_round_u128};
 
 /// The largest sum of squared raws whose rounded root still fits in `MAX`:
 /// `round(sqrt(n)) <= 2^31 − 1` iff `n < (2^31 − 1/2)²`, i.e.
@@ -32,8 +32,8 @@ fn root_saturated(sum: u128) -> Fpx16_16 {
     if sum > MAX_SUM_FOR_MAX {
         Fpx16_16::MAX
     } else {
-        // sum <= 2^62: the u64 root is <= 2^31 − 1.
-        Fpx16_16::from_raw(isqrt_round_u64(sum as u64) as i32)
+        // sum < 2^62: the root is <= 2^31 − 1.
+        Fpx16_16::from_raw(isqrt_round_u62(sum as u64) as i32)
     }
 }
 
