@@ -451,11 +451,6 @@ pub fn math_suite(triples: &[&str], no_run: bool) -> Vec<Command> {
         }
         c.arg(if no_run { "--no-run" } else { "--no-fail-fast" });
         c.env("CARGO_TARGET_DIR", detcheck_dir());
-        // Optimized a little (debug assertions and overflow checks stay
-        // on): under QEMU the properties' thousands of cases are the
-        // suite's cost, and unoptimized code pays it many times over.
-        // The build and the runs must agree, or the run rebuilds.
-        c.env("CARGO_PROFILE_DEV_OPT_LEVEL", "1");
         // A property failing on a target whose floats are not binary32
         // (x87) must not write a regression seed into the source tree.
         c.env("PROPTEST_DISABLE_FAILURE_PERSISTENCE", "1");
@@ -464,7 +459,13 @@ pub fn math_suite(triples: &[&str], no_run: bool) -> Vec<Command> {
         // One build covers both, for every triple.
         let mut all = cargo();
         base(&mut all, triples);
-        all.args(["--quiet", "--lib", "--test", "math_*"]);
+        all.args([
+            "--quiet",
+            "--message-format=json-render-diagnostics",
+            "--lib",
+            "--test",
+            "math_*",
+        ]);
         return vec![all];
     }
     let mut out = Vec::new();
