@@ -14,9 +14,7 @@ use laige_sim::{StateHash, StateHasher, World, hash_of};
 
 use crate::input::{Script, TickInput};
 
-/// `detcheck/config_invalid`: a scenario value outside its range.
-pub const CONFIG_INVALID: laige_core::EventId =
-    laige_core::EventId::new("detcheck", "config_invalid");
+pub use crate::events::CONFIG_INVALID;
 
 /// The scenario's version: bump it with any change to the scenario's
 /// behaviour (the known answers change with it).

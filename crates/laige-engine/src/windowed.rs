@@ -263,9 +263,13 @@ impl<G: Game, S: EngineScalar> App<G, S> {
     /// Ends the run if the session decided to (exit request, failure,
     /// a stop signal), or the X server is gone.
     fn end_if_decided(&mut self, event_loop: &ActiveEventLoop) {
-        if self.live.is_some() && crate::x11_loss::display_lost() {
+        if let Some(live) = self.live.as_mut()
+            && crate::x11_loss::display_lost()
+        {
             let err = crate::x11_loss::lost_error();
             laige_core::event!(Error, events::DISPLAY_LOST, error = %err);
+            crate::x11_loss::shutdown_begun();
+            live.renderer.bound_stop(crate::x11_loss::LOST_STOP_TIMEOUT);
             self.end(event_loop, ExitReason::RenderFailed(err));
             return;
         }

@@ -17,6 +17,21 @@
 //!   the windowed run sees [`display_lost`] at its next wake-up and ends
 //!   through the ordered shutdown with `engine/display_lost`.
 //!
+//! The render thread may then be inside a GL call on the dead display
+//! that never returns (Mesa's GLX teardown waits for the server), so the
+//! shutdown waits at most [`LOST_STOP_TIMEOUT`] for it (instead of
+//! `render_stop_timeout`) and then ends without joining it: the exit
+//! follows the loss within a fraction of a second.
+//!
+//! When the render thread's Xlib call is the one that meets the broken
+//! connection, libX11 can leave the event loop's thread waiting forever
+//! inside `XPending` for a reply that thread never hands over (seen about
+//! one run in four here). The run's state is then out of reach, so a
+//! watchdog armed by the first handler call ends the process if the event
+//! loop has not begun the ordered shutdown within [`WATCHDOG`]: the laige
+//! error line on stderr and `_exit(4)`, as below; the recording reads as
+//! torn, and the replay command verifies its valid prefix.
+//!
 //! With a libX11 older than 1.7 (no exit handler) the I/O error handler
 //! must not return — Xlib would call `exit(1)` — and the run's state is
 //! on the main thread's stack inside the Xlib call, out of reach. Then
@@ -38,6 +53,20 @@ use laige_core::{Error, ErrorCode};
 
 use crate::events;
 
+/// How long the shutdown after a lost display waits for the render
+/// thread (module docs).
+pub(crate) const LOST_STOP_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// How long after the loss the event loop may take to begin the ordered
+/// shutdown before the watchdog ends the process (module docs).
+const WATCHDOG: std::time::Duration = std::time::Duration::from_millis(750);
+
+/// Set by the event loop as it begins the shutdown of a lost display:
+/// the watchdog stands down.
+static SHUTTING_DOWN: AtomicBool = AtomicBool::new(false);
+/// Whether the watchdog thread was started.
+static WATCHDOG_ARMED: AtomicBool = AtomicBool::new(false);
+
 /// Set by the I/O error handler (any thread); read by the windowed run.
 static LOST: AtomicBool = AtomicBool::new(false);
 /// Whether this libX11 has `XSetIOErrorExitHandler` (the I/O error
@@ -54,6 +83,41 @@ type SetIoExitHandler = unsafe extern "C" fn(*mut c_void, Option<IoExitHandler>,
 pub(crate) fn display_lost() -> bool {
     // SeqCst: a flag set on whichever thread Xlib noticed the loss.
     LOST.load(Ordering::SeqCst)
+}
+
+/// The event loop noticed the loss and begins the ordered shutdown
+/// (bounded by [`LOST_STOP_TIMEOUT`]): the watchdog stands down.
+pub(crate) fn shutdown_begun() {
+    SHUTTING_DOWN.store(true, Ordering::SeqCst);
+}
+
+/// Starts the watchdog once (module docs). Called from the Xlib handlers:
+/// it touches nothing of Xlib.
+fn arm_watchdog() {
+    if WATCHDOG_ARMED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("laige-x11-watchdog".to_owned())
+        .spawn(|| {
+            std::thread::sleep(WATCHDOG);
+            if !SHUTTING_DOWN.load(Ordering::SeqCst) {
+                exit_lost("the event loop is blocked inside Xlib");
+            }
+        });
+    // No thread (out of resources): the run goes on without the fallback.
+    drop(spawned);
+}
+
+/// Writes the laige error line and ends the process with exit code 4
+/// without running exit hooks (they would call back into the broken Xlib).
+fn exit_lost(why: &str) -> ! {
+    let line = format!("laige: {} ({why}; exiting with code 4)\n", lost_error());
+    // SAFETY: write(2) of a live buffer to stderr; the result does not
+    // matter (the process ends next).
+    unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+    // SAFETY: _exit(2) ends the process at once; nothing runs after it.
+    unsafe { libc::_exit(c_int::from(crate::EXIT_RENDER_FAILED)) }
 }
 
 /// The run's error for a lost display.
@@ -115,14 +179,9 @@ fn libx11() -> Option<*mut c_void> {
 unsafe extern "C" fn on_io_error(_display: *mut c_void) -> c_int {
     LOST.store(true, Ordering::SeqCst);
     if !RETURNABLE.load(Ordering::SeqCst) {
-        let line = format!("laige: {} (exiting with code 4)\n", lost_error());
-        // SAFETY: write(2) of a live buffer to stderr; the result does not
-        // matter (the process ends next).
-        unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
-        // SAFETY: _exit(2) ends the process without running atexit hooks
-        // that would call back into the broken Xlib.
-        unsafe { libc::_exit(c_int::from(crate::EXIT_RENDER_FAILED)) };
+        exit_lost("libX11 before 1.7 cannot return from its I/O error");
     }
+    arm_watchdog();
     0
 }
 
@@ -130,4 +189,5 @@ unsafe extern "C" fn on_io_error(_display: *mut c_void) -> c_int {
 /// (module docs).
 unsafe extern "C" fn on_io_exit(_display: *mut c_void, _data: *mut c_void) {
     LOST.store(true, Ordering::SeqCst);
+    arm_watchdog();
 }

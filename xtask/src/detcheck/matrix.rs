@@ -1,14 +1,23 @@
 //! The build matrix and how each build is made.
 //!
-//! Each variant that changes code generation gets its own target directory
-//! (`target/detcheck/<name>`), so every one stays cached between runs
-//! instead of rebuilding the others' artifacts; `debug` and `release` use
-//! the ordinary `target/` (shared with `cargo test` / `cargo xtask bench`).
-//! Profile changes go through `CARGO_PROFILE_<PROFILE>_<KEY>` variables:
-//! nothing is written to any config file.
+//! The builds share two target directories, so that what they have in
+//! common is compiled once: the `debug` builds use the ordinary `target/`
+//! (their build scripts and proc macros are the workspace tests' own), and
+//! every optimized build — the host's five and each cross target's — uses
+//! `target/detcheck`, where one set of host-side artifacts (proc macros,
+//! build scripts) serves them all. Cargo keeps the variants apart by their
+//! profile settings (each has its own artifact hash); the host-side
+//! settings a variant would change are pinned back (`*_BUILD_OVERRIDE_*`)
+//! and `target-cpu=native` goes through `--target <host>`, which keeps
+//! `RUSTFLAGS` off the host-side artifacts. Each finished binary is copied
+//! to `target/detcheck/bin/<variant>/` before the next build replaces the
+//! one cargo leaves in the profile directory. Profile changes go through
+//! `CARGO_PROFILE_<PROFILE>_<KEY>` variables: nothing is written to any
+//! config file.
 //!
 //! Beside the host (x86_64), the scenario is cross-built for the targets in
-//! [`TARGETS`] (into `target/detcheck/cross`) and run on this machine: the
+//! [`TARGETS`] (all of them in one cargo invocation, which keeps both cores
+//! busy through each crate's serial front end) and run on this machine: the
 //! 32-bit x86 ones natively, the others through the runner that
 //! `.cargo/config.toml` sets for the triple (QEMU user mode, Node's WASI),
 //! which is read from there so that `cargo run/test --target` and detcheck
@@ -31,8 +40,6 @@ pub struct Build {
     pub env: &'static [(&'static str, &'static str)],
     /// Extra `RUSTFLAGS` (appended to the caller's).
     pub rustflags: Option<&'static str>,
-    /// Its own target directory (otherwise `target/`).
-    pub own_dir: bool,
     /// The flags the table shows.
     pub flags: &'static str,
     pub expect: Expect,
@@ -46,7 +53,6 @@ pub const MATRIX: &[Build] = &[
         release: false,
         env: &[],
         rustflags: None,
-        own_dir: false,
         flags: "opt 0, overflow-checks",
         expect: Expect {
             debug_assertions: true,
@@ -56,9 +62,13 @@ pub const MATRIX: &[Build] = &[
     Build {
         name: "debug-no-overflow",
         release: false,
-        env: &[("CARGO_PROFILE_DEV_OVERFLOW_CHECKS", "false")],
+        // The host-side artifacts (proc macros, build scripts) keep the
+        // dev profile's checks: shared with the other debug build.
+        env: &[
+            ("CARGO_PROFILE_DEV_OVERFLOW_CHECKS", "false"),
+            ("CARGO_PROFILE_DEV_BUILD_OVERRIDE_OVERFLOW_CHECKS", "true"),
+        ],
         rustflags: None,
-        own_dir: true,
         flags: "opt 0, no overflow-checks",
         expect: Expect {
             debug_assertions: true,
@@ -70,7 +80,6 @@ pub const MATRIX: &[Build] = &[
         release: true,
         env: &[],
         rustflags: None,
-        own_dir: false,
         flags: "opt 3",
         expect: Expect {
             debug_assertions: false,
@@ -80,9 +89,15 @@ pub const MATRIX: &[Build] = &[
     Build {
         name: "release-overflow",
         release: true,
-        env: &[("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "true")],
+        // Shared host-side artifacts, as above.
+        env: &[
+            ("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "true"),
+            (
+                "CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_OVERFLOW_CHECKS",
+                "false",
+            ),
+        ],
         rustflags: None,
-        own_dir: true,
         flags: "opt 3, overflow-checks",
         expect: Expect {
             debug_assertions: false,
@@ -94,7 +109,6 @@ pub const MATRIX: &[Build] = &[
         release: true,
         env: &[("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1")],
         rustflags: None,
-        own_dir: true,
         flags: "opt 1",
         expect: Expect {
             debug_assertions: false,
@@ -106,7 +120,6 @@ pub const MATRIX: &[Build] = &[
         release: true,
         env: &[("CARGO_PROFILE_RELEASE_OPT_LEVEL", "s")],
         rustflags: None,
-        own_dir: true,
         flags: "opt s",
         expect: Expect {
             debug_assertions: false,
@@ -118,7 +131,6 @@ pub const MATRIX: &[Build] = &[
         release: true,
         env: &[],
         rustflags: Some("-C target-cpu=native"),
-        own_dir: true,
         flags: "opt 3, target-cpu=native",
         expect: Expect {
             debug_assertions: false,
@@ -237,7 +249,7 @@ pub const TARGETS: &[Target] = &[
         varies: "32-bit, little-endian, wasm floats",
         builds: &["release"],
         short: true,
-        math_suite: false,
+        math_suite: true,
         control: false,
         pinned_exact: true,
     },
@@ -275,8 +287,34 @@ pub fn variants(only: Option<&[Build]>, cross: bool) -> Vec<Variant> {
     out
 }
 
-fn cross_dir() -> PathBuf {
-    root().join("target/detcheck/cross")
+/// The target directory of the optimized builds and the math suites.
+fn detcheck_dir() -> PathBuf {
+    root().join("target/detcheck")
+}
+
+/// The ordinary target directory (`CARGO_TARGET_DIR` or `target/`).
+fn shared_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from)
+}
+
+/// The host's target triple (`rustc -vV`), for the builds that pass
+/// `--target` on the host.
+pub fn host_triple() -> anyhow::Result<&'static str> {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    if let Some(h) = HOST.get() {
+        return Ok(h);
+    }
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let out = Command::new(&rustc)
+        .arg("-vV")
+        .output()
+        .with_context(|| format!("starting {rustc} -vV"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let host = text
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .with_context(|| format!("{rustc} -vV names no host"))?;
+    Ok(HOST.get_or_init(|| host.trim().to_owned()))
 }
 
 impl Variant {
@@ -289,41 +327,38 @@ impl Variant {
         }
     }
 
+    /// The target directory cargo builds it in.
     pub fn target_dir(&self) -> PathBuf {
-        if self.target.triple.is_some() {
-            cross_dir()
-        } else if self.build.own_dir {
-            root().join("target/detcheck").join(self.build.name)
+        if self.build.release {
+            detcheck_dir()
         } else {
-            std::env::var_os("CARGO_TARGET_DIR")
-                .map_or_else(|| root().join("target"), PathBuf::from)
+            shared_dir()
         }
     }
 
+    /// The binary detcheck runs: the build's copy, kept apart from the
+    /// other builds of the same directory and profile.
     pub fn binary(&self) -> PathBuf {
-        let mut dir = self.target_dir();
-        if let Some(t) = self.target.triple {
-            dir.push(t);
-        }
         let exe = if self.target.name.starts_with("wasm32") {
             ".wasm"
         } else {
             std::env::consts::EXE_SUFFIX
         };
-        dir.join(if self.build.release {
-            "release"
-        } else {
-            "debug"
-        })
-        .join(format!("laige-detcheck{exe}"))
+        detcheck_dir()
+            .join("bin")
+            .join(self.label().replace('/', "--"))
+            .join(format!("laige-detcheck{exe}"))
     }
 
-    /// `cargo build` of the scenario binary for this variant.
-    pub fn command(&self) -> Command {
+    /// `cargo build` of the scenario binary for this variant's build and,
+    /// for a cross build, every triple of `triples` (one invocation);
+    /// cargo's JSON messages name each executable as it is ready.
+    pub fn command(&self, triples: &[&str]) -> anyhow::Result<Command> {
         let mut c = cargo();
         c.args([
             "build",
             "--quiet",
+            "--message-format=json-render-diagnostics",
             "-p",
             "laige-detcheck",
             "--bin",
@@ -332,12 +367,14 @@ impl Variant {
         if self.build.release {
             c.arg("--release");
         }
-        if let Some(t) = self.target.triple {
+        for t in triples {
             c.args(["--target", t]);
-            c.env("CARGO_TARGET_DIR", self.target_dir());
-        } else if self.build.own_dir {
-            c.env("CARGO_TARGET_DIR", self.target_dir());
         }
+        if self.build.rustflags.is_some() && triples.is_empty() {
+            // Target units only: proc macros and build scripts stay shared.
+            c.args(["--target", host_triple()?]);
+        }
+        c.env("CARGO_TARGET_DIR", self.target_dir());
         for (k, v) in self.build.env {
             c.env(k, v);
         }
@@ -345,7 +382,7 @@ impl Variant {
             let base = std::env::var("RUSTFLAGS").unwrap_or_default();
             c.env("RUSTFLAGS", format!("{base} {flags}").trim());
         }
-        c
+        Ok(c)
     }
 
     /// The scenario command: the binary, through the target's runner.
@@ -401,31 +438,46 @@ pub fn runner(triple: &str) -> anyhow::Result<Option<Vec<String>>> {
     Ok(Some(words))
 }
 
-/// The laige-core math test suite for a cross target: the unit tests of
-/// `math::` and every `tests/math_*.rs` (the heavy `#[ignore]`d ones
-/// excepted), built and run by cargo through the target's runner.
-pub fn math_suite(triple: &str, no_run: bool) -> Vec<Command> {
-    let base = |c: &mut Command| {
-        c.args(["test", "-p", "laige-core", "--target", triple]);
+/// The laige-core math test suite for the cross targets `triples`: the
+/// unit tests of `math::` and every `tests/math_*.rs` (the heavy
+/// `#[ignore]`d ones excepted), run by cargo through each target's
+/// runner. With `no_run`, one command builds the suites of every triple;
+/// otherwise there is a library and a test-file command per triple.
+pub fn math_suite(triples: &[&str], no_run: bool) -> Vec<Command> {
+    let base = |c: &mut Command, triples: &[&str]| {
+        c.args(["test", "-p", "laige-core"]);
+        for t in triples {
+            c.args(["--target", t]);
+        }
         c.arg(if no_run { "--no-run" } else { "--no-fail-fast" });
-        c.env("CARGO_TARGET_DIR", cross_dir());
+        c.env("CARGO_TARGET_DIR", detcheck_dir());
         // A property failing on a target whose floats are not binary32
         // (x87) must not write a regression seed into the source tree.
         c.env("PROPTEST_DISABLE_FAILURE_PERSISTENCE", "1");
     };
-    let mut lib = cargo();
-    base(&mut lib);
-    lib.arg("--lib");
-    if !no_run {
-        lib.args(["--", "math::"]);
-    }
-    let mut tests = cargo();
-    base(&mut tests);
-    tests.args(["--test", "math_*"]);
     if no_run {
-        // One build covers both.
-        tests.arg("--lib");
-        return vec![tests];
+        // One build covers both, for every triple.
+        let mut all = cargo();
+        base(&mut all, triples);
+        all.args([
+            "--quiet",
+            "--message-format=json-render-diagnostics",
+            "--lib",
+            "--test",
+            "math_*",
+        ]);
+        return vec![all];
     }
-    vec![lib, tests]
+    let mut out = Vec::new();
+    for t in triples {
+        let mut lib = cargo();
+        base(&mut lib, &[t]);
+        lib.args(["--lib", "--", "math::"]);
+        let mut tests = cargo();
+        base(&mut tests, &[t]);
+        tests.args(["--test", "math_*"]);
+        out.push(lib);
+        out.push(tests);
+    }
+    out
 }

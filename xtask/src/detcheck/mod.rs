@@ -39,13 +39,13 @@ mod known;
 mod matrix;
 mod output;
 mod pairs;
+mod schedule;
 mod verdict;
 
 #[cfg(test)]
 mod tests;
 
 use std::process::Command;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -263,7 +263,7 @@ fn run_job(variants: &[Variant], job: &Job) -> Done {
         let triple = v.target.triple.unwrap_or_default();
         let mut sum = Suite::default();
         let mut outcome = Ok(());
-        for mut c in matrix::math_suite(triple, false) {
+        for mut c in matrix::math_suite(&[triple], false) {
             outcome = run_suite(
                 &mut c,
                 &format!("cargo test -p laige-core --target {triple}"),
@@ -299,91 +299,6 @@ fn run_job(variants: &[Variant], job: &Job) -> Done {
         result,
         tests,
     }
-}
-
-/// Runs the jobs on `workers` threads in order (longest first).
-fn run_jobs(variants: &[Variant], jobs: Vec<Job>, workers: usize, p: &Progress) -> Vec<Done> {
-    let queue = Mutex::new(jobs.into_iter().collect::<std::collections::VecDeque<_>>());
-    let done = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| {
-                loop {
-                    let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
-                    let Some(job) = next else { break };
-                    let d = run_job(variants, &job);
-                    let ok = match d.kind {
-                        Kind::MathSuite => d.tests.is_ok(),
-                        _ => d.result.is_ok(),
-                    };
-                    p.step(&format!(
-                        "ran {} {} in {:.1} s{}",
-                        variants[d.variant].label(),
-                        match d.kind {
-                            Kind::MathSuite => "math test suite".to_owned(),
-                            Kind::Control => format!("control {}", d.label),
-                            Kind::Scenario => d.label.clone(),
-                        },
-                        d.secs,
-                        if ok { "" } else { ": FAILED" }
-                    ));
-                    if let Ok(mut v) = done.lock() {
-                        v.push(d);
-                    }
-                }
-            });
-        }
-    });
-    done.into_inner().unwrap_or_default()
-}
-
-/// A build's time in seconds, or why it failed.
-type BuildTime = Result<f64, String>;
-
-/// Builds every variant and math suite (sequentially: cargo uses every
-/// core itself); the variant's build time or its failure.
-fn build_all(
-    variants: &[Variant],
-    suites: &[usize],
-    p: &Progress,
-) -> anyhow::Result<(Vec<BuildTime>, Vec<BuildTime>)> {
-    let mut built = Vec::new();
-    for v in variants {
-        let t = Instant::now();
-        let status = v.command().status().context("starting cargo")?;
-        let secs = t.elapsed().as_secs_f64();
-        p.step(&format!(
-            "built {} ({}) in {secs:.1} s{}",
-            v.label(),
-            v.build.flags,
-            if status.success() { "" } else { ": FAILED" }
-        ));
-        built.push(if status.success() {
-            Ok(secs)
-        } else {
-            Err(format!("cargo build failed ({status})"))
-        });
-    }
-    let mut suite_built = Vec::new();
-    for &i in suites {
-        let triple = variants[i].target.triple.unwrap_or_default();
-        let t = Instant::now();
-        let mut ok = Ok(());
-        for mut c in matrix::math_suite(triple, true) {
-            c.arg("--quiet");
-            let status = c.status().context("starting cargo")?;
-            if !status.success() {
-                ok = Err(format!("cargo test --no-run failed ({status})"));
-            }
-        }
-        let secs = t.elapsed().as_secs_f64();
-        p.step(&format!(
-            "built {triple} math test suite in {secs:.1} s{}",
-            if ok.is_ok() { "" } else { ": FAILED" }
-        ));
-        suite_built.push(ok.map(|()| secs));
-    }
-    Ok((built, suite_built))
 }
 
 /// `cargo xtask detcheck`: the matrix, judged against the known answers.
@@ -430,18 +345,11 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
         started,
     };
 
-    // 1. Build.
-    let (built, suite_built) = build_all(&variants, &suites, &progress)?;
-    let build_secs = started.elapsed().as_secs_f64();
-
-    // 2. Run: each variant × backend as its own process, the controls, the
-    //    math suites; the slowest (debug, emulated) first.
-    let mut jobs = Vec::new();
-    for (i, v) in variants.iter().enumerate() {
-        if built[i].is_err() {
-            progress.step(&format!("skipped the runs of {} (not built)", v.label()));
-            continue;
-        }
+    // 1. Build, and 2. run: each variant × backend as its own process, the
+    //    controls, the math suites, each as soon as its build is done.
+    let jobs_of = |i: usize| {
+        let v = &variants[i];
+        let mut jobs = Vec::new();
         for backend in BACKENDS {
             let mut a = mode_args(mode_key(o.quick, v));
             a.extend(["--backend".to_owned(), backend.to_owned()]);
@@ -451,10 +359,8 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
                 kind: Kind::Scenario,
             });
         }
-    }
-    for &i in &controls {
-        if built[i].is_ok() {
-            let mut a = mode_args(mode_key(o.quick, &variants[i]));
+        if controls.contains(&i) {
+            let mut a = mode_args(mode_key(o.quick, v));
             a.extend(["--backend", "all", "--perturb"].map(str::to_owned));
             jobs.push(Job {
                 variant: i,
@@ -462,26 +368,17 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
                 kind: Kind::Control,
             });
         }
-    }
-    for (k, &i) in suites.iter().enumerate() {
-        if suite_built[k].is_ok() {
-            jobs.push(Job {
-                variant: i,
-                args: Vec::new(),
-                kind: Kind::MathSuite,
-            });
-        }
-    }
-    let weight = |j: &Job| {
-        let v = &variants[j.variant];
-        let slow = !v.build.release || v.target.how.starts_with("QEMU");
-        (j.kind != Kind::MathSuite, !slow)
+        jobs
     };
-    jobs.sort_by_key(weight);
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
-    let t = Instant::now();
-    let mut done = run_jobs(&variants, jobs, workers, &progress);
-    let run_secs = t.elapsed().as_secs_f64();
+    let schedule::Outcome {
+        built,
+        suite_built,
+        mut done,
+        build_secs,
+        first_run_secs,
+        workers,
+    } = schedule::build_and_run(&variants, &suites, jobs_of, &progress)?;
+    let run_secs = started.elapsed().as_secs_f64() - first_run_secs.unwrap_or(0.0);
     done.sort_by_key(|d| (d.variant, d.kind as u8, d.label.clone()));
 
     // 3. Judge.
@@ -554,9 +451,10 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
         features("native")
     );
     println!(
-        "detcheck ({mode}, {} ticks; short targets {}): builds {build_secs:.1} s, runs {run_secs:.1} s ({workers} at a time), total {:.1} s",
+        "detcheck ({mode}, {} ticks; short targets {}): builds {build_secs:.1} s; runs from +{:.1} s for {run_secs:.1} s (one beside each build, then {workers} at a time); total {:.1} s",
         if o.quick { 10_000 } else { 100_000 },
         if o.quick { 10_000 } else { SHORT_TICKS },
+        first_run_secs.unwrap_or(0.0),
         started.elapsed().as_secs_f64()
     );
 
