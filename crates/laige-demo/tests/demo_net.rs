@@ -185,8 +185,10 @@ fn two_rollback_processes_agree_on_every_confirmed_tick_through_faults() {
     assert!(rollbacks > 0, "{}\n{}", peers[0].0, peers[1].0);
     for (out, _) in &peers {
         assert_eq!(net_figure(out, " desyncs"), 0, "{out}");
-        // 50 ms each way: the measured round trip is at least 100 ms.
-        assert!(net_figure(out, " ms,") >= 90, "{out}");
+        // 50 ms each way with at most ±20 ms of jitter on each leg: the
+        // round trip GGRS reports (its latest ping, one sample) is at least
+        // 100 − 2 × 20 = 60 ms.
+        assert!(net_figure(out, " ms,") >= 60, "{out}");
         assert!(out.contains("exit:       completed (code 0)"), "{out}");
     }
 }
