@@ -27,6 +27,7 @@ pub mod clock;
 pub mod diag;
 mod error;
 mod event_id;
+pub mod events;
 pub mod math;
 mod panic;
 mod rate_grid;

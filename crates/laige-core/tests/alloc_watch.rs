@@ -142,7 +142,11 @@ fn report_and_the_summary_inside_a_window_are_not_charged() {
         assert_eq!(counts.allocations(), 0, "{counts:?}");
     });
     assert!(events.iter().any(|e| e.is(BAD)));
-    assert!(events.iter().any(|e| e.is(diag::RATE_LIMITED)));
+    assert!(
+        events
+            .iter()
+            .any(|e| e.is(laige_core::events::RATE_LIMITED))
+    );
 }
 
 #[test]

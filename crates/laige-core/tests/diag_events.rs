@@ -297,11 +297,15 @@ fn a_rejected_rate_window_is_reported_and_leaves_the_window_alone() {
         diag::capture_events(|| diag::set_rate_window(Duration::from_secs(3601)));
     let err = result.unwrap_err();
     assert_eq!(err.code(), ErrorCode::OutOfRange);
-    assert_eq!(err.id(), diag::RATE_WINDOW_INVALID);
+    assert_eq!(err.id(), laige_core::events::RATE_WINDOW_INVALID);
     assert_eq!(
         err.to_string(),
         "diag/rate_window_invalid: out of range: rate_window = 3601s; accepted: 0 s ..= 3600 s"
     );
-    assert!(events.iter().any(|e| e.is(diag::RATE_WINDOW_INVALID)));
+    assert!(
+        events
+            .iter()
+            .any(|e| e.is(laige_core::events::RATE_WINDOW_INVALID))
+    );
     assert_eq!(diag::rate_window(), Duration::from_secs(3600));
 }

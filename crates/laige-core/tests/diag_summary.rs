@@ -92,7 +92,7 @@ fn the_summary_reports_each_suppressed_occurrence_once() {
         );
     });
     assert_eq!(events.len(), 1);
-    assert!(events[0].is(diag::RATE_LIMITED));
+    assert!(events[0].is(laige_core::events::RATE_LIMITED));
     assert_eq!(events[0].level, tracing::Level::WARN);
     assert_eq!(events[0].field("key"), Some("loop/tick_dropped"));
     assert_eq!(events[0].field("severity"), Some("warn"));

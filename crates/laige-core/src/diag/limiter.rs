@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use super::registry::{self, KeyState};
 use super::{Severity, time};
+use crate::events::RATE_WINDOW_INVALID;
 use crate::{Error, EventId, Result};
 
 /// The default rate-limit window: at most one event per key per second.
@@ -28,10 +29,6 @@ pub const DEFAULT_RATE_WINDOW: Duration = Duration::from_secs(1);
 /// hide a recurring degradation for most of a play session; the summary
 /// still counts every suppressed occurrence.
 pub const MAX_RATE_WINDOW: Duration = Duration::from_secs(3600);
-
-/// The id of the error [`set_rate_window`] returns for a window above
-/// [`MAX_RATE_WINDOW`].
-pub const RATE_WINDOW_INVALID: EventId = EventId::new("diag", "rate_window_invalid");
 
 /// The current window in nanoseconds. Relaxed: a plain configuration value;
 /// a check that races a change uses either the old or the new window.

@@ -55,18 +55,18 @@ mod time;
 #[cfg(feature = "subscriber")]
 pub use capture::{CapturedEvent, capture_events, capture_rendered};
 pub use limiter::{
-    Callsite, DEFAULT_RATE_WINDOW, MAX_RATE_WINDOW, RATE_WINDOW_INVALID, RateStats, check,
-    rate_stats, rate_window, set_rate_window,
+    Callsite, DEFAULT_RATE_WINDOW, MAX_RATE_WINDOW, RateStats, check, rate_stats, rate_window,
+    set_rate_window,
 };
 pub use rate_limiter::RateLimiter;
 pub use report::{fail, report, reported};
-pub use severity::{SEVERITY_INVALID, Severity};
+pub use severity::Severity;
 #[cfg(feature = "subscriber")]
 pub use subscriber::{
     Color, FILTER_INVALID, LogFormat, SubscriberConfig, SubscriberInit, build_subscriber,
     init_subscriber,
 };
-pub use summary::{RATE_LIMITED, SuppressedKey, emit_rate_limited_summary};
+pub use summary::{SuppressedKey, emit_rate_limited_summary};
 pub use time::resolution_ns as time_resolution_ns;
 
 /// Re-exports the [`event!`](crate::event!) expansion uses, so callers need

@@ -4,7 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::{Error, EventId};
+use crate::Error;
+use crate::events::SEVERITY_INVALID;
 
 /// The severity of a diagnostic event, from least to most severe.
 ///
@@ -38,9 +39,6 @@ pub enum Severity {
     /// A broken invariant (`tracing::Level::ERROR`).
     Error,
 }
-
-/// The id of the error [`Severity::from_str`] returns for unknown names.
-pub const SEVERITY_INVALID: EventId = EventId::new("diag", "severity_invalid");
 
 impl Severity {
     /// Every severity, least severe first.

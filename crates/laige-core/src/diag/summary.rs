@@ -3,9 +3,7 @@
 
 use super::{Severity, registry};
 use crate::EventId;
-
-/// The id of the summary events.
-pub const RATE_LIMITED: EventId = EventId::new("diag", "rate_limited");
+use crate::events::RATE_LIMITED;
 
 /// One line of the rate-limit summary: a key and how many of its
 /// occurrences were suppressed since the previous summary.

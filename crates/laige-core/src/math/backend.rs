@@ -4,11 +4,11 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::BACKEND_UNKNOWN;
 use super::fixed::Fpx16_16;
 use super::pinned::Fp32Pinned;
 use super::scalar::SimScalar;
 use crate::Error;
+use crate::events::BACKEND_UNKNOWN;
 
 /// The accepted config ids, quoted in parse errors.
 const ACCEPTED_IDS: &str = "\"fixed_point_16_16\" (default) or \"float_pinned_32\"";

@@ -6,8 +6,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::fixed::Fpx16_16;
-use super::{PARSE_INVALID, PARSE_OUT_OF_RANGE};
 use crate::Error;
+use crate::events::{PARSE_INVALID, PARSE_OUT_OF_RANGE};
 
 /// What `FromStr` accepts, quoted in every parse error.
 const ACCEPTED_TEXT: &str = "decimal text: an optional sign, digits, an optional '.' and \

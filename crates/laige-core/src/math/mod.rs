@@ -64,12 +64,3 @@ pub use pinned::Fp32Pinned;
 pub use scalar::SimScalar;
 pub use vec2::Vec2;
 pub use vec3::Vec3;
-
-use crate::EventId;
-
-/// Event id of a malformed decimal text given to `Fpx16_16::from_str`.
-pub const PARSE_INVALID: EventId = EventId::new("math", "parse_invalid");
-/// Event id of a decimal text whose rounded value is outside the Q16.16 range.
-pub const PARSE_OUT_OF_RANGE: EventId = EventId::new("math", "parse_out_of_range");
-/// Event id of an unknown math backend config id.
-pub const BACKEND_UNKNOWN: EventId = EventId::new("math", "backend_unknown");
