@@ -17,7 +17,8 @@ pub const PROFILER_SUMMARY: EventId = EventId::new("engine", "profiler_summary")
 /// run); fields `reason`, `exit_code`, `state_hash`.
 pub const STOPPED: EventId = EventId::new("engine", "stopped");
 /// `engine/system_failed` (Error): a tick failed and the run is shutting
-/// down; fields `tick`, `error`.
+/// down; fields `tick`, `system` (the failing system, `-` when the
+/// failure was not a system's), `error`. The failure's one log.
 pub const SYSTEM_FAILED: EventId = EventId::new("engine", "system_failed");
 /// `engine/render_failed` (Error): the render thread failed and the run is
 /// shutting down; field `error`.

@@ -568,7 +568,10 @@ impl<C: MonotonicClock> Session<C> {
 
     fn fail_tick(&mut self, err: Error) {
         let tick = self.game_loop.current_tick();
-        event!(Error, events::SYSTEM_FAILED, tick, error = %err);
+        // The one log of the failure: laige-sim returns a system's error or
+        // panic without logging it, and names the system.
+        let system = self.game_loop.world().failed_system().unwrap_or("-");
+        event!(Error, events::SYSTEM_FAILED, tick, system, error = %err);
         if self.exit.is_none() {
             self.exit = Some(ExitReason::SystemFailed(err));
         }

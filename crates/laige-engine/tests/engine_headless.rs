@@ -280,11 +280,28 @@ fn the_game_pauses_steps_and_resumes() {
 #[test]
 fn a_failing_system_ends_the_run_in_order_with_code_3() {
     let mut game = probe(8);
-    let r = run(
-        &mut game,
-        config(1, MathBackend::FixedPoint16_16, 60, 60),
-        vec![(ScriptAt::Tick(42), act(99, 0))],
-        RunLimit::Frames(600),
+    let (r, events) = laige_engine::core::diag::capture_events(|| {
+        run(
+            &mut game,
+            config(1, MathBackend::FixedPoint16_16, 60, 60),
+            vec![(ScriptAt::Tick(42), act(99, 0))],
+            RunLimit::Frames(600),
+        )
+    });
+    // The failure is logged once, by the engine, naming the system; the
+    // sim returned it without a log of its own.
+    let failures: Vec<_> = events
+        .iter()
+        .filter(|e| e.is(laige_engine::events::SYSTEM_FAILED))
+        .collect();
+    assert_eq!(failures.len(), 1, "{events:?}");
+    assert_eq!(failures[0].field("system"), Some("probe"), "{events:?}");
+    assert_eq!(failures[0].field("tick"), Some("42"), "{events:?}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| e.to_string().contains("subsystem=system")),
+        "{events:?}"
     );
     assert_eq!(r.exit_code(), 3);
     match &r.exit {

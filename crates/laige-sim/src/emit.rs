@@ -36,11 +36,6 @@ pub(crate) fn clock_backward(reading_ns: i64, last_ns: i64) {
 }
 
 #[cold]
-pub(crate) fn system_failed(system: &'static str, tick: u64) {
-    event!(Warn, events::SYSTEM_FAILED, system, tick);
-}
-
-#[cold]
 pub(crate) fn spawn_budget_exceeded(frame: u64, spawns: u32, budget: u32) {
     event!(Warn, events::SPAWN_BUDGET_EXCEEDED, frame, spawns, budget);
 }

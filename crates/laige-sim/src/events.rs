@@ -40,12 +40,10 @@ pub const SCHEDULE_INVALID: EventId = EventId::new("system", "schedule_invalid")
 /// `system/name_invalid`: an empty system name, or one that is already
 /// registered in this world (InvalidArgument + rate-limited warn).
 pub const SYSTEM_NAME_INVALID: EventId = EventId::new("system", "name_invalid");
-/// `system/system_failed` (Warn): a system returned `Err`; fields `system`,
-/// `tick`. The system's own error is returned unchanged.
-pub const SYSTEM_FAILED: EventId = EventId::new("system", "system_failed");
 /// `system/system_panicked`: a system panicked; the panic is caught and
 /// becomes an [`ErrorCode::Failed`](laige_core::ErrorCode::Failed) error
-/// (plus a rate-limited warn) — never an unwinding loop.
+/// naming the system — never an unwinding loop. Returned, not logged: the
+/// caller that ends the run logs it.
 pub const SYSTEM_PANICKED: EventId = EventId::new("system", "system_panicked");
 
 /// `world/no_such_entity`: despawn/insert/remove on an entity that is not

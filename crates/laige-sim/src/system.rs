@@ -34,9 +34,10 @@
 //!
 //! A system returning `Err` fails the tick: later systems do not run, the
 //! world's tick counter does not advance, the system's own error is returned
-//! unchanged and a rate-limited `system/system_failed` warn names it. A
-//! panicking system is caught (`catch_unwind`) and becomes an
-//! [`ErrorCode::Failed`] `system/system_panicked` error naming the system —
+//! unchanged, and [`World::failed_system`](crate::World::failed_system)
+//! names the system. A panicking system is caught (`catch_unwind`) and
+//! becomes an [`ErrorCode::Failed`] `system/system_panicked` error naming
+//! the system —
 //! a misbehaving system never unwinds through the loop. (Builds with
 //! `panic = "abort"` cannot catch: the process aborts, as Rust defines.) The
 //! effects a failed or panicking system made before it stopped stay in the
@@ -381,7 +382,9 @@ impl DerefMut for SystemContext<'_> {
 }
 
 /// Runs one tick's worth of systems in schedule order (already
-/// validated): the tick's index and its start on the tick grid. Times each system into `profiler` when it is enabled.
+/// validated): the tick's index and its start on the tick grid. Times each
+/// system into `profiler` when it is enabled. A failure comes back with the
+/// failing system's name.
 pub(crate) fn run_validated(
     entries: &mut [SystemEntry],
     schedule: &SystemSchedule,
@@ -390,7 +393,7 @@ pub(crate) fn run_validated(
     (tick, tick_start_ns): (u64, i64),
     input: TickInput<'_>,
     profiler: Option<&mut Profiler>,
-) -> Result<()> {
+) -> std::result::Result<(), (&'static str, Error)> {
     let mut profiler = profiler.filter(|p| p.is_enabled());
     let mut last = profiler.as_ref().map(|_| SteadyClock.now_ns());
     for (slot, &idx) in schedule.order().iter().enumerate() {
@@ -414,11 +417,8 @@ pub(crate) fn run_validated(
         };
         match outcome {
             Ok(Ok(())) => {}
-            Ok(Err(err)) => {
-                emit::system_failed(name, tick);
-                return Err(err);
-            }
-            Err(payload) => return Err(panic_error(name, tick, payload.as_ref())),
+            Ok(Err(err)) => return Err((name, err)),
+            Err(payload) => return Err((name, panic_error(name, tick, payload.as_ref()))),
         }
         if let (Some(p), Some(t0)) = (profiler.as_deref_mut(), last.as_mut()) {
             let t1 = SteadyClock.now_ns();
@@ -431,13 +431,11 @@ pub(crate) fn run_validated(
 
 #[cold]
 fn panic_error(name: &'static str, tick: u64, payload: &(dyn Any + Send)) -> Error {
-    let err = Error::new(ErrorCode::Failed, events::SYSTEM_PANICKED)
+    Error::new(ErrorCode::Failed, events::SYSTEM_PANICKED)
         .with_field("system")
         .with_value(name)
         .with_detail(format!(
             "panicked at tick {tick}: {}",
             panic_message(payload)
-        ));
-    emit::report(&err);
-    err
+        ))
 }

@@ -129,6 +129,8 @@ pub struct World {
     hashed: Vec<HashedComponent>,
     hash_scratch: Cell<Vec<u64>>,
     systems: SystemRegistry,
+    /// The system whose error or panic failed the last tick run.
+    failed_system: Option<&'static str>,
     input: InputQueue,
     pub(crate) input_state: InputState,
     pub(crate) resources: Resources,
@@ -186,6 +188,7 @@ impl World {
             hashed: Vec::new(),
             hash_scratch: Cell::new(Vec::new()),
             systems: SystemRegistry::default(),
+            failed_system: None,
             input: InputQueue::default(),
             input_state: InputState::default(),
             resources: Resources::default(),
@@ -480,11 +483,12 @@ impl World {
     /// * `system/schedule_stale` / `system/schedule_invalid`
     ///   (InvalidArgument, rate-limited warn): no system runs, the world is
     ///   untouched.
-    /// * A system's own error, unchanged (plus a rate-limited
-    ///   `system/system_failed` warn), or `system/system_panicked`
+    /// * A system's own error, unchanged, or `system/system_panicked`
     ///   ([`ErrorCode::Failed`](laige_core::ErrorCode::Failed)) for a caught
     ///   panic: later systems do not run and the tick counter does not
-    ///   advance.
+    ///   advance. Neither is logged here: the caller decides what the
+    ///   failure means (the engine ends the run and logs it once), and
+    ///   [`failed_system`](Self::failed_system) names the system.
     pub fn run_systems(&mut self, schedule: &SystemSchedule) -> Result<()> {
         self.run_tick(schedule, None)
     }
@@ -503,7 +507,8 @@ impl World {
         // The tick's input, delivered before its first system (input.rs).
         self.input.deliver(self.tick);
         self.input_state.update(self.tick, self.input.delivered());
-        run_validated(
+        self.failed_system = None;
+        let ran = run_validated(
             &mut self.systems.entries,
             schedule,
             &mut self.entities,
@@ -511,9 +516,22 @@ impl World {
             (self.tick, self.tick_grid.start_ns(self.tick)),
             TickInput::new(self.input.delivered(), &self.input_state),
             profiler,
-        )?;
+        );
+        if let Err((system, err)) = ran {
+            self.failed_system = Some(system);
+            return Err(err);
+        }
         self.tick += 1;
         Ok(())
+    }
+
+    /// The system whose error or panic failed the last tick this world
+    /// ran, or `None` when that tick did not fail in a system (it
+    /// completed, or its schedule was rejected before any system ran).
+    /// What a caller that logs the failure names it by.
+    #[must_use]
+    pub fn failed_system(&self) -> Option<&'static str> {
+        self.failed_system
     }
 }
 

@@ -3,6 +3,7 @@
 //! later frame fails the same way.
 
 use laige_core::clock::SyntheticClock;
+use laige_core::diag::capture_events;
 use laige_core::{Error, ErrorCode, EventId};
 use laige_sim::{GameLoop, GameLoopOptions, LoopHooks, OnTick};
 use laige_sim::{SystemSchedule, World, events};
@@ -142,10 +143,14 @@ fn a_failing_system_fails_the_tick_with_its_own_error() {
     let (mut g, clock) = looped(world, schedule);
     g.frame().unwrap();
     clock.advance_ns(5 * TICK);
+    assert_eq!(g.world().failed_system(), None);
     let mut ticks = Vec::new();
-    let err = g
-        .frame_with(&mut OnTick(|_: &World, t| ticks.push(t)))
-        .unwrap_err();
+    let (result, captured) =
+        capture_events(|| g.frame_with(&mut OnTick(|_: &World, t| ticks.push(t))));
+    let err = result.unwrap_err();
+    // Returned, not logged: the caller decides and logs it once.
+    assert!(captured.is_empty(), "{captured:?}");
+    assert_eq!(g.world().failed_system(), Some("fail_at_3"));
     assert_eq!(err.id(), BOOM);
     assert_eq!(err.code(), ErrorCode::OutOfRange);
     // Ticks 1 and 2 completed; the third failed (after "bump" ran in it: no
@@ -175,7 +180,10 @@ fn a_panicking_system_is_caught_and_named() {
     let (mut g, clock) = looped(world, schedule);
     g.frame().unwrap();
     clock.advance_ns(3 * TICK);
-    let err = g.frame().unwrap_err();
+    let (result, captured) = capture_events(|| g.frame());
+    let err = result.unwrap_err();
+    assert!(captured.is_empty(), "{captured:?}");
+    assert_eq!(g.world().failed_system(), Some("explodes"));
     assert_eq!(err.code(), ErrorCode::Failed);
     assert_eq!(err.id(), events::SYSTEM_PANICKED);
     assert_eq!(err.field(), Some("system"));
@@ -203,7 +211,11 @@ fn a_panicking_hook_is_caught() {
     g.set_schedule(schedule);
     g.frame_with(&mut PanicOnTick).unwrap();
     clock.advance_ns(3 * TICK);
-    let err = g.frame_with(&mut PanicOnTick).unwrap_err();
+    let (result, captured) = capture_events(|| g.frame_with(&mut PanicOnTick));
+    let err = result.unwrap_err();
+    assert!(captured.is_empty(), "{captured:?}");
+    // A hook, not a system, failed this frame (its tick completed).
+    assert_eq!(g.world().failed_system(), None);
     assert_eq!(err.code(), ErrorCode::Failed);
     assert_eq!(err.id(), events::HOOK_PANICKED);
     assert_eq!(err.value(), Some("on_tick"));

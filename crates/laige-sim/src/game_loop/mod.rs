@@ -648,7 +648,7 @@ fn guard_hook(f: impl FnOnce(), hook: &'static str) -> Result<()> {
                 .with_field("hook")
                 .with_value(hook)
                 .with_detail(format!("panicked: {}", panic_message(payload.as_ref())));
-            emit::report(&err);
+            // Returned, not logged: whoever ends the run on it logs it once.
             Err(err)
         }
     }
