@@ -115,10 +115,46 @@ fn readme_example(readme: &str) -> anyhow::Result<String> {
     Ok(out)
 }
 
+/// Removes cargo's extracted copies of earlier packagings of these crates.
+///
+/// cargo verifies the packages through a local registry in
+/// `target/package/tmp-registry` and unpacks each `.crate` it uses under
+/// `$CARGO_HOME/registry/src/-<hash of the registry's path>/NAME-VERSION`,
+/// skipping the unpacking when that directory already exists. A checkout
+/// at a path packaged before (a CI clone at the same path) would then
+/// verify against the sources of that earlier run, with the same version
+/// number. Local registries are the source directories whose name starts
+/// with `-` (no host); crates.io's are left alone.
+fn clear_stale_extractions(crates: &[Publishable]) -> anyhow::Result<()> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry/src")) else {
+        return Ok(());
+    };
+    let Ok(registries) = fs::read_dir(&src) else {
+        return Ok(());
+    };
+    for registry in registries.flatten() {
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for k in crates {
+            let stale = registry.path().join(format!("{}-{}", k.name, k.version));
+            if stale.exists() {
+                fs::remove_dir_all(&stale)
+                    .with_context(|| format!("removing the stale {}", stale.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `cargo xtask package [--allow-dirty]`.
 pub fn run_package(allow_dirty: bool) -> anyhow::Result<()> {
     let root = root();
     let crates = publishable()?;
+    clear_stale_extractions(&crates)?;
     let mut c = cargo_in(&root);
     c.arg("package");
     if allow_dirty {
