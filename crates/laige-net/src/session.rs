@@ -229,9 +229,9 @@ enum Kind<I: PlayerInput> {
 }
 
 /// A GGRS session (P2P rollback or lockstep, spectator, sync test) over a
-/// world it does not own: the part of a [`NetSession`] that a loop owning
+/// world it does not own: the part of a [`NetSession`](crate::NetSession) that a loop owning
 /// the world drives (the engine's frame step does, through
-/// [`TickDriver`]).
+/// [`TickDriver`](crate::TickDriver)).
 ///
 /// Call [`advance`](Self::advance) once per due tick with the world and
 /// its schedule. It moves the world's pending input events into its own
