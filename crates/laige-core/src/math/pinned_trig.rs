@@ -39,12 +39,17 @@ impl Fp32Pinned {
         Self::from_f32(libm::cosf(self.to_f32()))
     }
 
-    /// `(sin, cos)` (`libm::sincosf`): bit-identical to the two calls.
+    /// `(sin, cos)`: exactly the two calls [`sin`](Self::sin) and
+    /// [`cos`](Self::cos), so bit-identical to them on every target.
+    ///
+    /// Not `libm::sincosf`: built for s390x with optimizations (opt-level 1
+    /// and 3, run under QEMU 7.2), `libm` 0.2.16's `sincosf(0.5)` returned
+    /// `(0x3effffd5, 0x3f7fff80)` where `sinf`/`cosf` (and every build on
+    /// x86_64, and s390x at opt-level 0) give `(0x3ef57744, 0x3f60a940)`.
     #[inline]
     #[must_use]
     pub fn sin_cos(self) -> (Self, Self) {
-        let (s, c) = libm::sincosf(self.to_f32());
-        (Self::from_f32(s), Self::from_f32(c))
+        (self.sin(), self.cos())
     }
 
     /// The tangent (`libm::tanf`). Measured on 2^24 inputs spread over all
