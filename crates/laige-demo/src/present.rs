@@ -6,7 +6,9 @@
 
 use std::fmt::Write as _;
 
-use laige_engine::render::gl::{Space, Sprite, TextStyle, ViewRect};
+#[cfg(feature = "window")]
+use laige_engine::render::gl::{Space, TextStyle};
+use laige_engine::render::gl::{Sprite, ViewRect};
 use laige_engine::sim::workload::{Position, PrevPosition, Velocity};
 use laige_engine::{ArrayString, EngineConfig, EngineScalar, Frame, World};
 
@@ -83,7 +85,15 @@ pub fn hud_rect(text_size: [f32; 2], screen: [f32; 2]) -> [f32; 4] {
 }
 
 /// Draws the HUD: a translucent panel at the top-left corner, the text on
+/// it. Allocates nothing once the frame's sprite buffer has grown. A
+/// headless-only build (without the `window` feature: no GL pipeline, so
+/// no font and nothing that draws) has no HUD.
+#[cfg(not(feature = "window"))]
+pub fn hud(_frame: &mut Frame<'_>) {}
+
+/// Draws the HUD: a translucent panel at the top-left corner, the text on
 /// it. Allocates nothing once the frame's sprite buffer has grown.
+#[cfg(feature = "window")]
 pub fn hud(frame: &mut Frame<'_>) {
     let text = hud_text(frame);
     let size = frame.font().measure(&text, HUD_TEXT_SIZE);
