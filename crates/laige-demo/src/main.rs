@@ -149,6 +149,13 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
                 .map_or(defaults.max_prediction, usize::from),
             input_delay: args.input_delay.map_or(defaults.input_delay, usize::from),
             tick_rate_hz: config.game_loop.tick_rate_hz as usize,
+            // Only `--net-hashes` reads the log: without it no save beyond
+            // the checksum ticks' is hashed.
+            confirmed_log: if args.net_hashes.is_some() {
+                demo_net::CONFIRMED_LOG
+            } else {
+                0
+            },
             ..defaults
         },
         faults: Faults {

@@ -301,7 +301,6 @@ fn parse_welcome(rest: &str, host: SocketAddr, port: u16, spectator: bool) -> Re
 pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Box<dyn TickDriver>> {
     let config = NetConfig {
         players: usize::from(seating.players),
-        confirmed_log: CONFIRMED_LOG,
         ..plan.config
     };
     if let Role::SyncTest { check_distance } = plan.role {

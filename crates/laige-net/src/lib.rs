@@ -40,6 +40,6 @@ pub use owned::NetSession;
 pub use pace::TickPacer;
 pub use record::replay_session;
 pub use session::{
-    Advance, EXIT_DESYNC, EXIT_DISCONNECTED, EXIT_SYNC_TIMEOUT, EXIT_SYSTEM_FAILED, GgrsConfig,
-    MAX_PREDICTION, NetConfig, NetDriver, NetEnd, NetStats, Seat,
+    Advance, DESYNC_INTERVAL, EXIT_DESYNC, EXIT_DISCONNECTED, EXIT_SYNC_TIMEOUT,
+    EXIT_SYSTEM_FAILED, GgrsConfig, MAX_PREDICTION, NetConfig, NetDriver, NetEnd, NetStats, Seat,
 };

@@ -67,7 +67,10 @@ pub struct NetConfig {
     /// the session. Default 10 s.
     pub sync_timeout: Duration,
     /// How many confirmed `(tick, state hash)` pairs the session keeps for
-    /// [`NetDriver::confirmed_hashes`] (allocated once; 0 keeps none).
+    /// [`NetDriver::confirmed_hashes`] (allocated once; 0 keeps none, the
+    /// default). While the log has room, or a session record is written,
+    /// every save computes the state hash; otherwise only the checksum
+    /// ticks' saves do ([`DESYNC_INTERVAL`]).
     pub confirmed_log: usize,
 }
 
@@ -85,6 +88,29 @@ impl Default for NetConfig {
         }
     }
 }
+
+/// Ticks between the checksums P2P peers exchange and compare: 4.
+///
+/// A save only copies; the checksum (the state hash, several times the
+/// copy's cost) is computed for the saves of ticks that are multiples of
+/// this, the only ones GGRS reads: a desync is still reported within 4
+/// ticks (about 67 ms at 60 Hz) of the tick becoming confirmed, and a
+/// rollback frame of 8 re-simulated ticks hashes 2 of its saves, not 8.
+///
+/// Why GGRS 0.13 never reads a save without a checksum: it sends the
+/// checksum of frame `last sent + interval` once that frame is confirmed,
+/// taking the frame's cell, or, only when that cell was already
+/// overwritten, the latest saved frame up to the confirmed one (which
+/// would move the sequence off the multiples for good, each later cell
+/// read lacking a checksum). That cell is never overwritten: GGRS keeps
+/// the last `max_prediction + 1` saved frames, every frame is saved, the
+/// current frame runs at most `max_prediction` past the confirmed one, and
+/// the frame to send is never below the current frame minus
+/// `max_prediction` (it advances by the interval each time one is sent,
+/// while the current frame advances by at most one per call). The test
+/// `p2p_desync_is_detected_late_in_a_faulty_session` holds it to that: a
+/// divergence hundreds of ticks into a session with rollbacks is found.
+pub const DESYNC_INTERVAL: u32 = 4;
 
 /// Most prediction (and input delay) [`NetConfig`] accepts.
 pub const MAX_PREDICTION: usize = 16;
@@ -373,8 +399,9 @@ impl<I: PlayerInput> NetDriver<I> {
                 "at least one Seat::Local",
             ));
         }
-        let mut builder =
-            Self::builder(&config)?.with_desync_detection_mode(DesyncDetection::On { interval: 1 });
+        let mut builder = Self::builder(&config)?.with_desync_detection_mode(DesyncDetection::On {
+            interval: DESYNC_INTERVAL,
+        });
         for (handle, seat) in seats.iter().enumerate() {
             let player = match seat {
                 Seat::Local => PlayerType::Local,
@@ -674,14 +701,19 @@ impl<I: PlayerInput> NetDriver<I> {
             GgrsRequest::SaveGameState { cell, frame } => {
                 let tick = frame_tick(frame);
                 let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
-                let resave = matches!(self.kind, Kind::SyncTest { .. })
+                let sync_test = matches!(self.kind, Kind::SyncTest { .. });
+                let resave = sync_test
                     && self
                         .ring
                         .get(slot)
                         .is_ok_and(|s| s.is_filled() && s.tick() == tick);
+                // GGRS reads a checksum only where it compares one: every
+                // frame of a sync test's window, a P2P session's frames at
+                // the desync interval (see `DESYNC_INTERVAL`).
+                let compared = sync_test || tick.is_multiple_of(u64::from(DESYNC_INTERVAL));
                 let hash = if resave {
                     let scratch = self.save_slots;
-                    let hash = self.save(scratch, world)?;
+                    let hash = self.save(scratch, world, true)?;
                     let (first, again) = (self.ring.get(slot), self.ring.get(scratch));
                     if let (Ok(first), Ok(again)) = (first, again)
                         && first.state_hash() != hash
@@ -692,13 +724,16 @@ impl<I: PlayerInput> NetDriver<I> {
                             |d| d.to_string(),
                         ));
                     }
-                    self.ring.get(slot).map_or(hash, |s| s.state_hash())
+                    self.ring.get(slot).ok().and_then(WorldSnapshot::state_hash)
                 } else {
-                    self.save(slot, world)?
+                    self.save(slot, world, compared || self.keeps_hashes())?
                 };
-                let checksum = self.ring.get(slot).map_or(u128::from(hash), checksum);
+                let checksum = match (compared, hash, self.ring.get(slot)) {
+                    (true, Some(hash), Ok(snap)) => Some(checksum(hash, snap)),
+                    _ => None,
+                };
                 let slot = u32::try_from(slot).unwrap_or(0);
-                cell.save(frame, Some(slot), Some(checksum));
+                cell.save(frame, Some(slot), checksum);
             }
             GgrsRequest::LoadGameState { cell, frame } => {
                 let from = world.tick();
@@ -718,7 +753,7 @@ impl<I: PlayerInput> NetDriver<I> {
                     self.last_inputs[usize::try_from(tick % n).unwrap_or(0)] = (tick, *current);
                 }
                 world.run_systems(schedule).map_err(NetEnd::SystemFailed)?;
-                if self.config.max_prediction == 0 {
+                if self.config.max_prediction == 0 && self.keeps_hashes() {
                     self.log_confirmed(world.tick(), world.state_hash());
                 }
                 *ticked = true;
@@ -727,8 +762,26 @@ impl<I: PlayerInput> NetDriver<I> {
         Ok(())
     }
 
-    fn save(&mut self, slot: usize, world: &World) -> std::result::Result<u64, NetEnd> {
-        self.ring.save(slot, world).map_err(NetEnd::SystemFailed)
+    /// Saves into `slot`, with the state hash when `hashed`.
+    fn save(
+        &mut self,
+        slot: usize,
+        world: &World,
+        hashed: bool,
+    ) -> std::result::Result<Option<u64>, NetEnd> {
+        if hashed {
+            self.ring.save_hashed(slot, world).map(Some)
+        } else {
+            self.ring.save(slot, world).map(|()| None)
+        }
+        .map_err(NetEnd::SystemFailed)
+    }
+
+    /// Whether every confirmed tick's state hash is wanted: the confirmed
+    /// log has room ([`NetConfig::confirmed_log`]) or a session record is
+    /// written. Only then is every save hashed.
+    fn keeps_hashes(&self) -> bool {
+        self.confirmed.len() < self.confirmed.capacity() || self.recorder.is_some()
     }
 
     fn log_confirmed(&mut self, tick: u64, hash: u64) {
@@ -792,7 +845,7 @@ impl<I: PlayerInput> NetDriver<I> {
             .stats
             .max_prediction_depth
             .max(current.saturating_sub(final_up_to));
-        if self.config.max_prediction == 0 {
+        if self.config.max_prediction == 0 || !self.keeps_hashes() {
             return;
         }
         let mut tick = self
@@ -806,8 +859,8 @@ impl<I: PlayerInput> NetDriver<I> {
             } else if let Ok(s) = self.ring.get(slot)
                 && s.is_filled()
                 && s.tick() == tick
+                && let Some(hash) = s.state_hash()
             {
-                let hash = s.state_hash();
                 self.log_confirmed(tick, hash);
             }
             tick += 1;
@@ -944,14 +997,14 @@ pub(crate) fn install_inputs<I: PlayerInput>(
 /// high 64 bits, 8 one-byte buckets of the per-type hashes (line `k` folds
 /// into byte `k % 8`), so a peer that sees a desync can name the component
 /// types whose hashes differ without another message.
-fn checksum(snap: &WorldSnapshot) -> u128 {
+fn checksum(state_hash: u64, snap: &WorldSnapshot) -> u128 {
     let mut buckets = [0_u8; 8];
     for line in 0..snap.type_count() {
         if let Some((_, h)) = snap.type_hash(line) {
             buckets[line % 8] ^= h.to_le_bytes()[0];
         }
     }
-    u128::from(snap.state_hash()) | (u128::from(u64::from_le_bytes(buckets)) << 64)
+    u128::from(state_hash) | (u128::from(u64::from_le_bytes(buckets)) << 64)
 }
 
 /// The per-type hash lines whose buckets differ between two checksums.

@@ -49,8 +49,9 @@ struct Plan {
     until: u64,
     /// Peer 1 drops its session at this tick.
     vanish_at: Option<u64>,
-    /// Peer 1 runs a system the other does not (a desync at tick 60).
-    diverge: bool,
+    /// Peer 1 runs a system the other does not: it moves every avatar at
+    /// this tick (the state after it differs).
+    diverge: Option<u64>,
     faults: bool,
     /// Where peers dump a desynced tick (`{dir}/peer{me}`).
     dump_dir: Option<std::path::PathBuf>,
@@ -70,10 +71,10 @@ fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult
     )
     .unwrap();
     let mut world = game::<Fpx16_16>(64, 2);
-    if plan.diverge && me == 1 {
+    if let Some(at) = plan.diverge.filter(|_| me == 1) {
         world
-            .register_system("test/diverge", 60, |ctx| {
-                if ctx.tick() == 60 {
+            .register_system("test/diverge", 60, move |ctx| {
+                if ctx.tick() == at {
                     for a in ctx.query_mut::<&mut Avatar>() {
                         a.x += 1000;
                     }
@@ -127,7 +128,7 @@ fn run_pair(config: NetConfig, until: u64, vanish_at: Option<u64>) -> [PeerResul
         config,
         until,
         vanish_at,
-        diverge: false,
+        diverge: None,
         faults: true,
         dump_dir: None,
     })
@@ -218,6 +219,11 @@ fn a_vanished_peer_is_a_disconnect_and_an_orderly_end() {
     );
 }
 
+/// The first tick P2P peers compare at or after `tick`.
+fn compared_tick(tick: u64) -> u64 {
+    tick.next_multiple_of(u64::from(laige_net::DESYNC_INTERVAL))
+}
+
 #[test]
 fn a_p2p_desync_ends_both_peers_naming_the_component_and_dumps_the_tick() {
     let dir = std::env::temp_dir().join(format!("laige-net-desync-{}", std::process::id()));
@@ -226,29 +232,69 @@ fn a_p2p_desync_ends_both_peers_naming_the_component_and_dumps_the_tick() {
         config: config(8, 2),
         until: 100_000,
         vanish_at: None,
-        diverge: true,
+        diverge: Some(60),
         faults: false,
         dump_dir: Some(dir.clone()),
     });
+    let expected = compared_tick(61);
     for (me, r) in results.iter().enumerate() {
         let end = r.end.as_ref().expect("ended");
         assert_eq!(end.exit_code(), laige_net::EXIT_DESYNC, "{end:?}");
         let NetEnd::Desync { tick, report } = end else {
             panic!("{end:?}");
         };
-        assert_eq!(*tick, 61, "{report}");
+        assert_eq!(*tick, expected, "{report}");
         assert!(
             report.contains("differing components: test.avatar"),
             "{report}"
         );
         assert!(!report.contains("workload."), "{report}");
         assert_eq!(r.stats.desyncs, 1);
-        let dump = dir.join(format!("peer{me}-tick61.txt"));
+        let dump = dir.join(format!("peer{me}-tick{expected}.txt"));
         assert!(report.contains("snapshot dumped to"), "{report}");
         let text = std::fs::read_to_string(&dump).unwrap();
-        assert!(text.starts_with("laige-snapshot 1\ntick 61\n"), "{text}");
+        assert!(
+            text.starts_with(&format!("laige-snapshot 1\ntick {expected}\n")),
+            "{text}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Checksums only on the desync interval's ticks (no confirmed log, so
+/// no other save is hashed): hundreds of ticks into a session with
+/// rollbacks, jitter and loss, a divergence is still found at the first
+/// compared tick after it on both peers.
+#[test]
+fn p2p_desync_is_detected_late_in_a_faulty_session() {
+    let results = run_plan(Plan {
+        config: NetConfig {
+            confirmed_log: 0,
+            ..config(8, 2)
+        },
+        until: 100_000,
+        vanish_at: None,
+        diverge: Some(601),
+        faults: true,
+        dump_dir: None,
+    });
+    let rollbacks: u64 = results.iter().map(|r| r.stats.rollbacks).sum();
+    assert!(rollbacks > 0, "{:?}", results[0].stats);
+    let mut desyncs = 0;
+    for r in &results {
+        assert!(r.confirmed.is_empty());
+        match r.end.as_ref().expect("ended") {
+            NetEnd::Desync { tick, report } => {
+                assert_eq!(*tick, compared_tick(602), "{report}");
+                desyncs += 1;
+            }
+            // The first peer to see it ends; its own checksum packet may
+            // have been the one lost, so the other may see it leave.
+            NetEnd::Disconnected { .. } => {}
+            end => panic!("{end:?}"),
+        }
+    }
+    assert!(desyncs >= 1);
 }
 
 #[test]

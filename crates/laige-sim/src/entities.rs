@@ -28,6 +28,13 @@ use crate::guardrails::ChurnGuard;
 pub struct Entities {
     pub(crate) ecs: hecs::World,
     pub(crate) churn: ChurnGuard,
+    /// Names the entity layout (which handles sit in which archetype
+    /// rows): replaced by a never-used value on every change that can
+    /// alter it, so two equal values mean the same layout (a snapshot
+    /// load compares it instead of walking every handle).
+    pub(crate) layout: u64,
+    /// The next never-used layout value (only grows).
+    next_layout: u64,
 }
 
 impl Entities {
@@ -35,7 +42,15 @@ impl Entities {
         Self {
             ecs: hecs::World::new(),
             churn,
+            layout: 0,
+            next_layout: 1,
         }
+    }
+
+    /// Marks the layout changed: a value no earlier layout had.
+    pub(crate) fn layout_changed(&mut self) {
+        self.layout = self.next_layout;
+        self.next_layout += 1;
     }
 
     /// Read access to the hecs world (shared queries, lookups).
@@ -60,6 +75,7 @@ impl Entities {
     /// frame has begun).
     pub fn spawn(&mut self, components: impl DynamicBundle) -> Entity {
         self.churn.on_spawn();
+        self.layout_changed();
         self.ecs.spawn(components)
     }
 
@@ -72,6 +88,7 @@ impl Entities {
         match self.ecs.despawn(entity) {
             Ok(()) => {
                 self.churn.on_despawn();
+                self.layout_changed();
                 Ok(())
             }
             Err(_) => Err(no_such_entity(entity)),
@@ -83,6 +100,7 @@ impl Entities {
     /// # Errors
     /// `world/no_such_entity` if it is not alive.
     pub fn insert(&mut self, entity: Entity, components: impl DynamicBundle) -> Result<()> {
+        self.layout_changed();
         self.ecs
             .insert(entity, components)
             .map_err(|_| no_such_entity(entity))
@@ -93,6 +111,7 @@ impl Entities {
     /// # Errors
     /// `world/no_such_entity` or `world/missing_component`.
     pub fn remove<T: Bundle + 'static>(&mut self, entity: Entity) -> Result<T> {
+        self.layout_changed();
         self.ecs.remove::<T>(entity).map_err(|e| match e {
             ComponentError::NoSuchEntity => no_such_entity(entity),
             ComponentError::MissingComponent(m) => Error::invalid_argument(

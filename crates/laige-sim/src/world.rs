@@ -216,11 +216,30 @@ impl World {
         self.tick
     }
 
+    /// This world's identity and its current entity-layout value
+    /// (`Entities::layout`): equal pairs mean the same handles in the same
+    /// archetype rows.
+    pub(crate) fn layout_key(&self) -> (u64, u64) {
+        (self.id, self.entities.layout)
+    }
+
+    /// After a snapshot load: the world's layout is the one `key` names
+    /// (from [`layout_key`](Self::layout_key) at the save). A key of
+    /// another world keeps the fresh value the load's changes left.
+    pub(crate) fn restore_layout_key(&mut self, key: (u64, u64)) {
+        if key.0 == self.id {
+            self.entities.layout = key.1;
+        }
+    }
+
     /// Exclusive access to the hecs world, for setup and bulk work outside
     /// the systems. Spawns and despawns made through it are **not** counted
     /// by the churn guardrails — use [`spawn`](Entities::spawn) /
     /// [`despawn`](Entities::despawn) for counted churn.
     pub fn ecs_mut(&mut self) -> &mut hecs::World {
+        // Any change through it may move entities: a snapshot load then
+        // compares the layout handle by handle.
+        self.entities.layout_changed();
         &mut self.entities.ecs
     }
 

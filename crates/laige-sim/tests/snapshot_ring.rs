@@ -37,7 +37,7 @@ fn rollback_reproduces_the_timeline<S: SimScalar + StateHash>() {
     for _ in 0..10 {
         world.run_systems(&schedule).unwrap();
     }
-    assert_eq!(ring.save(3, &world).unwrap(), expected[10]);
+    assert_eq!(ring.save_hashed(3, &world).unwrap(), expected[10]);
     for _ in 0..8 {
         world.run_systems(&schedule).unwrap();
     }
@@ -152,7 +152,7 @@ fn a_load_onto_the_same_layout_and_onto_another_agree() {
     for _ in 0..5 {
         a.run_systems(&schedule).unwrap();
     }
-    let hash = ring.save(0, &a).unwrap();
+    let hash = ring.save_hashed(0, &a).unwrap();
     let rows = handles(&a);
     // Same layout: only values changed.
     for life in a.ecs_mut().query_mut::<&mut Life>() {
@@ -285,8 +285,8 @@ fn the_difference_report_names_the_tick_component_and_entity() {
     }
     let mut ring_a = SnapshotRing::new(&a, 1).unwrap();
     let mut ring_b = SnapshotRing::new(&b, 1).unwrap();
-    ring_a.save(0, &a).unwrap();
-    ring_b.save(0, &b).unwrap();
+    ring_a.save_hashed(0, &a).unwrap();
+    ring_b.save_hashed(0, &b).unwrap();
     assert_eq!(
         ring_a
             .get(0)
@@ -306,7 +306,7 @@ fn the_difference_report_names_the_tick_component_and_entity() {
         .unwrap()
         .0
         .x += Fpx16_16::from_raw(1);
-    ring_b.save(0, &b).unwrap();
+    ring_b.save_hashed(0, &b).unwrap();
     let (sa, sb) = (ring_a.get(0).unwrap(), ring_b.get(0).unwrap());
     let diff = sa.first_difference(sb).unwrap();
     assert_eq!(diff.tick, 5);
@@ -367,11 +367,11 @@ fn warm_loads_across_structural_changes_allocate_nothing() {
     for _ in 0..30 {
         world.run_systems(&schedule).unwrap();
     }
-    ring.save(0, &world).unwrap();
+    ring.save_hashed(0, &world).unwrap();
     for _ in 0..4 {
         world.run_systems(&schedule).unwrap();
     }
-    ring.save(1, &world).unwrap();
+    ring.save_hashed(1, &world).unwrap();
     // Warm: each direction once.
     ring.load(0, &mut world).unwrap();
     ring.load(1, &mut world).unwrap();
@@ -386,7 +386,7 @@ fn warm_loads_across_structural_changes_allocate_nothing() {
     }
     let counts = alloc_watch::disarm();
     assert_eq!(counts.allocations(), 0, "{counts:?}");
-    assert_eq!(world.state_hash(), hashes[1]);
+    assert_eq!(Some(world.state_hash()), hashes[1]);
 }
 
 /// A score the systems keep as a hashed resource.
@@ -460,4 +460,86 @@ fn a_rollback_restores_hashed_resources_the_rng_and_the_input_state() {
         names.contains(&"world.resources") && names.contains(&"world.input_state"),
         "{names:?}"
     );
+}
+
+#[test]
+fn a_plain_save_only_copies_and_a_hashed_save_keeps_the_state_hash() {
+    let (mut world, schedule) = workload_world::<Fpx16_16>(50);
+    world.run_systems(&schedule).unwrap();
+    let mut ring = SnapshotRing::new(&world, 2).unwrap();
+    ring.save(0, &world).unwrap();
+    assert_eq!(ring.get(0).unwrap().state_hash(), None);
+    let hash = ring.save_hashed(1, &world).unwrap();
+    assert_eq!(hash, world.state_hash());
+    assert_eq!(ring.get(1).unwrap().state_hash(), Some(hash));
+    // A plain save over a hashed slot forgets the old hash.
+    ring.save(1, &world).unwrap();
+    assert_eq!(ring.get(1).unwrap().state_hash(), None);
+    // Both restore the same world.
+    world.run_systems(&schedule).unwrap();
+    ring.load(0, &mut world).unwrap();
+    assert_eq!(world.state_hash(), hash);
+}
+
+#[test]
+fn a_respawn_into_the_same_row_with_a_new_generation_is_undone() {
+    let mut world = World::default();
+    world.register_hashed_as::<Life>("test.life").unwrap();
+    for i in 0..4 {
+        world.spawn((Life(i),));
+    }
+    let mut ring = SnapshotRing::new(&world, 1).unwrap();
+    let hash = ring.save_hashed(0, &world).unwrap();
+    let saved = handles(&world);
+    // The last row's entity dies and a new one takes its id and its row:
+    // the same ids in the same rows, one generation higher.
+    let last = hecs::Entity::from_bits(saved[3]).unwrap();
+    world.despawn(last).unwrap();
+    let again = world.spawn((Life(3),));
+    assert_eq!(again.id(), last.id());
+    assert_ne!(again, last);
+    ring.load(0, &mut world).unwrap();
+    assert_eq!(handles(&world), saved);
+    assert!(world.contains(last) && !world.contains(again));
+    assert_eq!(world.state_hash(), hash);
+    // The same through the raw hecs world.
+    world.ecs_mut().despawn(last).unwrap();
+    let raw = world.ecs_mut().spawn((Life(3),));
+    assert_eq!(raw.id(), last.id());
+    ring.load(0, &mut world).unwrap();
+    assert_eq!(handles(&world), saved);
+    assert!(world.contains(last) && !world.contains(raw));
+}
+
+#[test]
+fn loads_between_two_timelines_restore_each_layout() {
+    let mut world = World::default();
+    world.register_hashed_as::<Life>("test.life").unwrap();
+    world.register_hashed_as::<Tag>("test.tag").unwrap();
+    for i in 0..3 {
+        world.spawn((Life(i),));
+    }
+    let mut ring = SnapshotRing::new(&world, 2).unwrap();
+    ring.save(0, &world).unwrap();
+    // Timeline A: a spawn into a new archetype, saved.
+    world.spawn((Life(7), Tag(1)));
+    let hash_a = ring.save_hashed(1, &world).unwrap();
+    let handles_a = handles(&world);
+    // Back to the start, then timeline B: a different spawn.
+    ring.load(0, &mut world).unwrap();
+    let b = world.spawn((Life(8),));
+    // The same handles as A's, in another archetype.
+    assert_eq!(handles(&world), handles_a);
+    assert!(world.ecs().get::<&Tag>(b).is_err());
+    // Loading A's save over B's layout must not take B for A's.
+    ring.load(1, &mut world).unwrap();
+    assert_eq!(handles(&world), handles_a);
+    assert_eq!(world.ecs().get::<&Tag>(b).map(|t| t.0).ok(), Some(1));
+    assert_eq!(world.state_hash(), hash_a);
+    // And a load repeated on an unchanged world is exact too.
+    for life in world.ecs_mut().query_mut::<&mut Life>() {
+        life.0 += 1;
+    }
+    ring.load(1, &mut world).unwrap();
+    assert_eq!(world.state_hash(), hash_a);
 }

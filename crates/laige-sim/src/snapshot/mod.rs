@@ -52,7 +52,12 @@ pub struct WorldSnapshot {
     layout: Arc<Layout>,
     filled: bool,
     tick: u64,
+    /// Valid when `hashed` ([`SnapshotRing::save_hashed`]).
     state_hash: u64,
+    hashed: bool,
+    /// The world's identity and entity-layout value at the save
+    /// (`World::layout_key`).
+    layout_key: (u64, u64),
     entities: Vec<Entity>,
     freelist: Vec<Entity>,
     archetypes: Vec<SavedArchetype>,
@@ -82,6 +87,8 @@ impl WorldSnapshot {
             filled: false,
             tick: 0,
             state_hash: 0,
+            hashed: false,
+            layout_key: (0, 0),
             entities: Vec::new(),
             freelist: Vec::new(),
             archetypes: Vec::new(),
@@ -101,10 +108,12 @@ impl WorldSnapshot {
         self.tick
     }
 
-    /// The saved world's [`World::state_hash`] (the session checksum).
+    /// The saved world's [`World::state_hash`] (the session checksum),
+    /// when the slot was saved with [`SnapshotRing::save_hashed`]; `None`
+    /// after a plain [`save`](SnapshotRing::save), which only copies.
     #[must_use]
-    pub fn state_hash(&self) -> u64 {
-        self.state_hash
+    pub fn state_hash(&self) -> Option<u64> {
+        self.hashed.then_some(self.state_hash)
     }
 
     /// The number of saved entities.
@@ -404,17 +413,20 @@ impl SnapshotRing {
         Ok(())
     }
 
-    /// Saves `world` into `slot` (overwriting it) and returns the state
-    /// hash.
+    /// Saves `world` into `slot` (overwriting it): a copy, no hash (the
+    /// slot's [`state_hash`](WorldSnapshot::state_hash) is `None`). A
+    /// rollback saves every tick but needs the hash of few of them: use
+    /// [`save_hashed`](Self::save_hashed) for those.
     ///
     /// # Errors
     /// `snapshot/registry_changed`, `snapshot/slot_invalid`, or
     /// `snapshot/unregistered_component` when an entity holds a component
     /// type that is not registered (the slot is left empty then).
-    pub fn save(&mut self, slot: usize, world: &World) -> Result<u64> {
+    pub fn save(&mut self, slot: usize, world: &World) -> Result<()> {
         self.check(world, slot)?;
         let snap = &mut self.slots[slot];
         snap.filled = false;
+        snap.hashed = false;
         snap.entities.clear();
         snap.freelist.clear();
         snap.archetypes.clear();
@@ -452,9 +464,24 @@ impl SnapshotRing {
             (ops.save)(world, &mut **saved);
         }
         snap.tick = world.tick();
-        snap.state_hash = world.state_hash();
+        snap.layout_key = world.layout_key();
         snap.filled = true;
-        Ok(snap.state_hash)
+        Ok(())
+    }
+
+    /// [`save`](Self::save), then [`World::state_hash`] (kept in the slot
+    /// and returned): the hash walks every hashed value, several times the
+    /// copy's cost.
+    ///
+    /// # Errors
+    /// As [`save`](Self::save).
+    pub fn save_hashed(&mut self, slot: usize, world: &World) -> Result<u64> {
+        self.save(slot, world)?;
+        let hash = world.state_hash();
+        let snap = &mut self.slots[slot];
+        snap.state_hash = hash;
+        snap.hashed = true;
+        Ok(hash)
     }
 
     /// Restores `world` to the state in `slot`: the tick, every registered
@@ -467,6 +494,13 @@ impl SnapshotRing {
     /// order (a rollback across structural changes; it reuses the world's
     /// archetype storage).
     ///
+    /// Whether the layout is the saved one is known without walking the
+    /// entities when nothing that can move an entity happened since the
+    /// save or since a load of it (the world's layout value is the saved
+    /// one: every spawn, despawn, insert, remove and
+    /// [`World::ecs_mut`] replaces it with a value never used before);
+    /// otherwise every handle and row is compared.
+    ///
     /// # Errors
     /// `snapshot/registry_changed`, or `snapshot/slot_invalid` for a slot
     /// out of range or never saved. The world is untouched then.
@@ -477,8 +511,9 @@ impl SnapshotRing {
             return Err(slot_invalid(slot, "a slot that holds a saved snapshot"));
         }
         self.cursors.fill(0);
+        let same_layout = world.layout_key() == snap.layout_key;
         let ecs = world.ecs_mut();
-        if layout_matches(ecs, snap) {
+        if same_layout || layout_matches(ecs, snap) {
             let mut archetypes = ecs.archetypes().enumerate();
             for a in &snap.archetypes {
                 let Some((_, archetype)) = archetypes.find(|(i, _)| *i == a.index as usize) else {
@@ -520,6 +555,7 @@ impl SnapshotRing {
             }
         }
         ecs.set_freelist(&snap.freelist);
+        world.restore_layout_key(snap.layout_key);
         world.tick = snap.tick;
         for (ops, saved) in self.layout.parts.iter().zip(&snap.parts) {
             (ops.load)(world, &**saved);
