@@ -543,3 +543,22 @@ fn loads_between_two_timelines_restore_each_layout() {
     ring.load(1, &mut world).unwrap();
     assert_eq!(world.state_hash(), hash_a);
 }
+
+#[test]
+fn a_slot_saved_again_after_a_spawn_holds_the_new_handles() {
+    let mut world = World::default();
+    world.register_hashed_as::<Life>("test.life").unwrap();
+    world.spawn((Life(1),));
+    let mut ring = SnapshotRing::new(&world, 1).unwrap();
+    ring.save(0, &world).unwrap();
+    ring.save(0, &world).unwrap();
+    let born = world.spawn((Life(2),));
+    let hash = ring.save_hashed(0, &world).unwrap();
+    let saved = handles(&world);
+    assert_eq!(ring.get(0).unwrap().entity_count(), 2);
+    world.despawn(born).unwrap();
+    ring.load(0, &mut world).unwrap();
+    assert_eq!(handles(&world), saved);
+    assert!(world.contains(born));
+    assert_eq!(world.state_hash(), hash);
+}
