@@ -562,3 +562,39 @@ fn a_slot_saved_again_after_a_spawn_holds_the_new_handles() {
     assert!(world.contains(born));
     assert_eq!(world.state_hash(), hash);
 }
+
+#[test]
+fn saves_after_a_load_hold_the_loaded_layouts_handles() {
+    // The ring reuses the handle list of the layout it saved last; a load
+    // back to an older layout and a despawn each make that list stale.
+    let mut world = World::default();
+    world.register_hashed_as::<Life>("test.life").unwrap();
+    for i in 0..4 {
+        world.spawn((Life(i),));
+    }
+    let mut ring = SnapshotRing::new(&world, 3).unwrap();
+    ring.save(0, &world).unwrap();
+    let start = handles(&world);
+    let first = world.ecs().iter().next().map(|e| e.entity()).unwrap();
+    world.despawn(first).unwrap();
+    world.spawn((Life(9),));
+    ring.save(1, &world).unwrap();
+    let later = handles(&world);
+    assert_ne!(later, start);
+    ring.load(0, &mut world).unwrap();
+    ring.save(2, &world).unwrap();
+    assert_eq!(ring.get(2).unwrap().entities().len(), start.len());
+    let saved: Vec<u64> = ring
+        .get(2)
+        .unwrap()
+        .entities()
+        .iter()
+        .map(|e| e.to_bits().get())
+        .collect();
+    assert_eq!(saved, start);
+    // And slot 1 still restores the later layout exactly.
+    ring.load(1, &mut world).unwrap();
+    assert_eq!(handles(&world), later);
+    ring.load(2, &mut world).unwrap();
+    assert_eq!(handles(&world), start);
+}

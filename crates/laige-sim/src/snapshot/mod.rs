@@ -323,6 +323,14 @@ pub struct SnapshotRing {
     slots: Vec<WorldSnapshot>,
     cursors: Vec<usize>,
     builder: EntityBuilder,
+    /// The live handles and the free list of the world layout `handles_key`
+    /// names, in save order: a save whose world still has that layout
+    /// copies them instead of walking every entity again (structural
+    /// changes give the world a new layout value, so a stale list is never
+    /// reused).
+    handles: Vec<Entity>,
+    free: Vec<Entity>,
+    handles_key: Option<(u64, u64)>,
 }
 
 impl fmt::Debug for SnapshotRing {
@@ -375,6 +383,9 @@ impl SnapshotRing {
             cursors: vec![0; layout.components.len()],
             layout,
             builder: EntityBuilder::new(),
+            handles: Vec::new(),
+            free: Vec::new(),
+            handles_key: None,
         })
     }
 
@@ -458,13 +469,21 @@ impl SnapshotRing {
                     .unwrap_or(u32::MAX),
             });
         }
-        snap.entities.extend(ecs.iter().map(|e| e.entity()));
-        snap.freelist.extend(ecs.freelist());
+        let key = world.layout_key();
+        if self.handles_key != Some(key) {
+            self.handles.clear();
+            self.handles.extend(ecs.iter().map(|e| e.entity()));
+            self.free.clear();
+            self.free.extend(ecs.freelist());
+            self.handles_key = Some(key);
+        }
+        snap.entities.extend_from_slice(&self.handles);
+        snap.freelist.extend_from_slice(&self.free);
         for (ops, saved) in self.layout.parts.iter().zip(&mut snap.parts) {
             (ops.save)(world, &mut **saved);
         }
         snap.tick = world.tick();
-        snap.layout_key = world.layout_key();
+        snap.layout_key = key;
         snap.filled = true;
         Ok(())
     }
