@@ -8,7 +8,10 @@
 //! crate names the path with `#[state_hash(crate = that::sim)]`.
 //!
 //! The derive feeds every field, in declaration order, into the
-//! deterministic state hasher. It adds no escape hatch (no `skip`
+//! deterministic state hasher (`hash_state`) and into the per-type lines'
+//! word hasher (`hash_words`), and reports every field by name for a
+//! desync report (`hash_fields`: `name`, a tuple field's index, an enum's
+//! variant name first, nested derived fields as a path like `velocity.x`). It adds no escape hatch (no `skip`
 //! attribute): a field whose type does not implement `StateHash` — a raw
 //! `f32` or `f64` above all — is a compile error, which is the compile-time
 //! half of the "sim state is SimMath only" rule (the determinism lint is the
@@ -30,6 +33,11 @@ use syn::{Data, DeriveInput, Fields, GenericParam, parse_macro_input, parse_quot
 ///   declaration order.
 /// * Unions are rejected (their active field is not knowable).
 /// * Every type parameter gains a `StateHash` bound.
+/// * `hash_words` feeds the same fields (the variant index as one word);
+///   `hash_fields` reports each field as `fields.field("name", value)`
+///   (tuple fields `"0"`, `"1"`, …), an enum's fields under
+///   `fields.variant("Variant", …)`, and returns `false` for a unit struct
+///   (nothing to break down).
 ///
 /// Each field's type must implement `StateHash`; `f32`/`f64` do not, so a
 /// component holding a raw float does not compile.
