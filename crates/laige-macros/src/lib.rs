@@ -33,7 +33,7 @@ use syn::{Data, DeriveInput, Fields, GenericParam, parse_macro_input, parse_quot
 ///   declaration order.
 /// * Unions are rejected (their active field is not knowable).
 /// * Every type parameter gains a `StateHash` bound.
-/// * `hash_words` feeds the same fields (the variant index as one word);
+/// * `hash_words` feeds the same fields (the variant index as a 32-bit value);
 ///   `hash_fields` reports each field as `fields.field("name", value)`
 ///   (tuple fields `"0"`, `"1"`, …), an enum's fields under
 ///   `fields.variant("Variant", …)`, and returns `false` for a unit struct
@@ -170,10 +170,7 @@ fn feed_body(input: &DeriveInput, krate: &syn::Path, feed: Feed) -> syn::Result<
                 let (pattern, feeds) = destructure(&variant.fields, krate, feed);
                 let tag = match feed {
                     Feed::State => quote! { hasher.write_u32(#idx); },
-                    Feed::Words => {
-                        let idx = u64::from(idx);
-                        quote! { hasher.write_u64(#idx); }
-                    }
+                    Feed::Words => quote! { hasher.write_u32(#idx); },
                 };
                 quote! {
                     #name::#vname #pattern => {

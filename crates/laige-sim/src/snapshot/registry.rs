@@ -247,9 +247,9 @@ fn next_generation() -> u64 {
 }
 
 /// The order-independent hash of a multiset of value hashes: a count and a
-/// wrapping sum of each value's hash after a SplitMix64 finalizer (so equal
-/// multisets agree in any row order, and two swapped values still differ
-/// from two changed ones).
+/// wrapping sum of each value's hash after a bijective finalizer (so equal
+/// multisets agree in any row order, and one changed value always changes
+/// the sum).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct MultisetHash {
     count: u64,
@@ -257,13 +257,13 @@ pub(crate) struct MultisetHash {
 }
 
 impl MultisetHash {
-    /// Adds one value's hash to the sum (the caller sets the count).
+    /// Adds one value's hash to the sum (the caller sets the count), after
+    /// a bijective finalizer (xor-shift, multiply, xor-shift: the word
+    /// hash's high bits mixed into its weaker low bits).
     #[inline]
     fn add_sum(&mut self, value: u64) {
-        let mut z = value.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        self.sum = self.sum.wrapping_add(z ^ (z >> 31));
+        let z = (value ^ (value >> 32)).wrapping_mul(0xd6e8_feb8_6659_fd93);
+        self.sum = self.sum.wrapping_add(z ^ (z >> 32));
     }
 
     pub(crate) fn finish(self, name: &str) -> u64 {

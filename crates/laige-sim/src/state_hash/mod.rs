@@ -179,7 +179,8 @@ pub trait StateHash {
     /// Feeds the same canonical encoding, a word at a time, into the
     /// per-type lines' [`WordHasher`] (snapshots' per-type hashes, the
     /// session checksum's buckets). Derived and built-in impls feed each
-    /// integer as one word; the default feeds the value's
+    /// integer as a word (values of 32 bits or less as half words, paired);
+    /// the default feeds the value's
     /// [`hash_state`](Self::hash_state) hash as one word, so a hand-written
     /// impl needs nothing more (it is only slower).
     #[inline]
@@ -204,25 +205,30 @@ pub trait StateHash {
 /// with no seed, no per-process state and no dependence on the platform's
 /// width or byte order (every word is an integer value, never memory).
 ///
-/// Each word `w` updates the state `s` to `(s.rotate_left(26) ^ w) *
-/// 0x9e37_79b9_7f4a_7c15` (wrapping): for a fixed state that is a
-/// bijection of the word, and for a fixed word a bijection of the state,
-/// so two encodings that differ in one word always hash differently. It is
-/// a different function from [`StateHasher`]'s FNV-1a (which stays the
-/// canonical state hash): a per-type line is only ever compared with the
-/// same line computed the same way on another peer or snapshot.
+/// Values of 32 bits or less ([`write_u32`](Self::write_u32): scalars,
+/// small integers, tags) are paired into one 64-bit word, the first in the
+/// low half; a lone half (before a 64-bit write, or at the end) is a word
+/// of its own. Each word `w` updates the state `s` to
+/// `(s.rotate_left(26) ^ w) * 0x9e37_79b9_7f4a_7c15` (wrapping): for a
+/// fixed state that is a bijection of the word, and for a fixed word a
+/// bijection of the state, so two encodings of one type that differ in one
+/// value always hash differently. It is a different function from
+/// [`StateHasher`]'s FNV-1a (which stays the canonical state hash): a
+/// per-type line is only ever compared with the same line computed the
+/// same way on another peer or snapshot.
 ///
 /// ```
 /// use laige_sim::{StateHash, WordHasher};
 /// let mut a = WordHasher::default();
-/// 7_u32.hash_words(&mut a);
+/// (1_u32, 2_u32).hash_words(&mut a);
 /// let mut b = WordHasher::default();
-/// b.write_u64(7);
-/// assert_eq!(a.finish(), b.finish()); // integers are one word each
+/// b.write_u64(1 | 2 << 32);
+/// assert_eq!(a.finish(), b.finish()); // two halves, one word
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WordHasher {
     state: u64,
+    half: Option<u32>,
 }
 
 /// [`WordHasher`]'s initial state (the first 64 fraction bits of pi).
@@ -232,15 +238,41 @@ const WORD_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl Default for WordHasher {
     fn default() -> Self {
-        Self { state: WORD_SEED }
+        Self {
+            state: WORD_SEED,
+            half: None,
+        }
     }
 }
 
 impl WordHasher {
-    /// Feeds one word.
+    #[inline]
+    fn mix(&mut self, word: u64) {
+        self.state = (self.state.rotate_left(26) ^ word).wrapping_mul(WORD_MUL);
+    }
+
+    #[inline]
+    fn flush(&mut self) {
+        if let Some(low) = self.half.take() {
+            self.mix(u64::from(low));
+        }
+    }
+
+    /// Feeds a value of 32 bits or less: the low half of the next word,
+    /// or its high half when a low half waits.
+    #[inline]
+    pub fn write_u32(&mut self, v: u32) {
+        match self.half.take() {
+            None => self.half = Some(v),
+            Some(low) => self.mix(u64::from(low) | (u64::from(v) << 32)),
+        }
+    }
+
+    /// Feeds one word (after a waiting half, as a word of its own).
     #[inline]
     pub fn write_u64(&mut self, word: u64) {
-        self.state = (self.state.rotate_left(26) ^ word).wrapping_mul(WORD_MUL);
+        self.flush();
+        self.mix(word);
     }
 
     /// Feeds a `u128` as two words, low first.
@@ -260,20 +292,24 @@ impl WordHasher {
         for c in &mut chunks {
             let mut w = [0_u8; 8];
             w.copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(w));
+            self.mix(u64::from_le_bytes(w));
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
             let mut w = [0_u8; 8];
             w[..rest.len()].copy_from_slice(rest);
-            self.write_u64(u64::from_le_bytes(w));
+            self.mix(u64::from_le_bytes(w));
         }
     }
 
-    /// The hash of everything fed so far (the hasher stays usable).
+    /// The hash of everything fed so far (a waiting half included; the
+    /// hasher stays usable).
+    #[inline]
     #[must_use]
-    pub const fn finish(&self) -> u64 {
-        self.state
+    pub fn finish(&self) -> u64 {
+        let mut end = *self;
+        end.flush();
+        end.state
     }
 }
 
@@ -368,15 +404,15 @@ macro_rules! impl_int {
 }
 
 impl_int!(
-    u8 => write_u8 as u8, write_u64 as u64,
-    u16 => write_u16 as u16, write_u64 as u64,
-    u32 => write_u32 as u32, write_u64 as u64,
+    u8 => write_u8 as u8, write_u32 as u32,
+    u16 => write_u16 as u16, write_u32 as u32,
+    u32 => write_u32 as u32, write_u32 as u32,
     u64 => write_u64 as u64, write_u64 as u64,
     u128 => write_u128 as u128, write_u128 as u128,
     usize => write_u64 as u64, write_u64 as u64,
-    i8 => write_u8 as u8, write_u64 as u64,
-    i16 => write_u16 as u16, write_u64 as u64,
-    i32 => write_u32 as u32, write_u64 as u64,
+    i8 => write_u8 as u8, write_u32 as u32,
+    i16 => write_u16 as u16, write_u32 as u32,
+    i32 => write_u32 as u32, write_u32 as u32,
     i64 => write_u64 as u64, write_u64 as u64,
     i128 => write_u128 as u128, write_u128 as u128,
     isize => write_u64 as u64, write_u64 as u64,
@@ -389,7 +425,7 @@ impl StateHash for bool {
     }
     #[inline]
     fn hash_words(&self, hasher: &mut WordHasher) {
-        hasher.write_u64(u64::from(*self));
+        hasher.write_u32(u32::from(*self));
     }
 }
 
@@ -400,7 +436,7 @@ impl StateHash for char {
     }
     #[inline]
     fn hash_words(&self, hasher: &mut WordHasher) {
-        hasher.write_u64(u64::from(u32::from(*self)));
+        hasher.write_u32(u32::from(*self));
     }
 }
 
@@ -418,7 +454,7 @@ impl StateHash for Fpx16_16 {
     }
     #[inline]
     fn hash_words(&self, hasher: &mut WordHasher) {
-        hasher.write_u64(u64::from(self.to_hash_bits()));
+        hasher.write_u32(self.to_hash_bits());
     }
 }
 
@@ -429,7 +465,7 @@ impl StateHash for Fp32Pinned {
     }
     #[inline]
     fn hash_words(&self, hasher: &mut WordHasher) {
-        hasher.write_u64(u64::from(self.to_hash_bits()));
+        hasher.write_u32(self.to_hash_bits());
     }
 }
 
@@ -557,9 +593,9 @@ impl<T: StateHash> StateHash for Option<T> {
     #[inline]
     fn hash_words(&self, hasher: &mut WordHasher) {
         match self {
-            None => hasher.write_u64(0),
+            None => hasher.write_u32(0),
             Some(v) => {
-                hasher.write_u64(1);
+                hasher.write_u32(1);
                 v.hash_words(hasher);
             }
         }
@@ -690,7 +726,7 @@ mod tests {
         // Pinned values: the per-type lines are compared between peers on
         // different platforms, so they must not change with the platform.
         let v = Vec2::new(Fpx16_16::ONE, Fpx16_16::from_raw(-1));
-        assert_eq!(words_of(&v), 0x63ef_bdd2_9084_936c);
+        assert_eq!(words_of(&v), 0xd1db_6f0d_a7fc_26f2);
         let mut h = WordHasher::default();
         h.write_bytes(b"abc");
         assert_eq!(h.finish(), 0xee6a_98a3_ea22_2616);
@@ -702,6 +738,7 @@ mod tests {
         assert_ne!(words_of(&None::<u8>), words_of(&Some(0_u8)));
         assert_eq!(words_of(&-1_i32), words_of(&u32::MAX));
         assert_eq!(words_of(&7_usize), words_of(&7_u64));
+        assert_eq!(words_of(&true), words_of(&1_u8));
         assert_ne!(words_of(&vec![0_u8; 0]), words_of(&()));
         // A hand-written impl falls back to its state hash as one word.
         struct Hand;
@@ -711,6 +748,9 @@ mod tests {
             }
         }
         assert_eq!(words_of(&Hand), words_of(&hash_of(&9_u8)));
+        // A lone half is a word of its own; two halves pair up.
+        assert_eq!(words_of(&7_u32), words_of(&7_u64));
+        assert_ne!(words_of(&(0_u32, 7_u32)), words_of(&(7_u32, 0_u32)));
     }
 
     #[test]
