@@ -1,10 +1,14 @@
 //! `cargo xtask desync-diff A B`: compares two snapshot dumps
 //! (`laige_sim::snapshot::WorldSnapshot::dump`, written by each peer of a
-//! desynced session) down to the component and the entity.
+//! desynced session) down to the component, the entity and the field.
 //!
 //! The dump is text: `laige-snapshot 1`, `tick N`, `state_hash H`, one
 //! `type NAME H` line per per-type hash, then one `value NAME ENTITY H`
-//! line per component value, sorted.
+//! line per component value, sorted, each optionally followed by its
+//! `field NAME ENTITY PATH H` lines (`WorldSnapshot::dump_fields`: a
+//! desynced session writes them for the component types whose hashes
+//! differ). A differing value is named down to its differing fields when
+//! both dumps hold its field lines, else down to the entity.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +21,8 @@ struct Dump {
     state_hash: String,
     types: Vec<(String, String)>,
     values: BTreeMap<(String, String), String>,
+    /// `(component, entity) -> [(path, hash)]`, in dump order.
+    fields: BTreeMap<(String, String), Vec<(String, String)>>,
 }
 
 fn parse(text: &str) -> anyhow::Result<Dump> {
@@ -40,6 +46,11 @@ fn parse(text: &str) -> anyhow::Result<Dump> {
                 dump.values
                     .insert(((*name).to_owned(), (*entity).to_owned()), (*h).to_owned());
             }
+            ["field", name, entity, path, h] => dump
+                .fields
+                .entry(((*name).to_owned(), (*entity).to_owned()))
+                .or_default()
+                .push(((*path).to_owned(), (*h).to_owned())),
             _ => bail!("line {n}: not a dump line: {line:?}"),
         }
     }
@@ -71,10 +82,21 @@ fn compare(a: &Dump, b: &Dump) -> Vec<String> {
     for (key, ha) in &a.values {
         match b.values.get(key) {
             Some(hb) if hb == ha => {}
-            Some(hb) => out.push(format!(
-                "component {}, entity {}: value hash {ha} vs {hb}",
-                key.0, key.1
-            )),
+            Some(hb) => {
+                let fields = match (a.fields.get(key), b.fields.get(key)) {
+                    (Some(fa), Some(fb)) => differing_fields(fa, fb),
+                    _ => Vec::new(),
+                };
+                if fields.is_empty() {
+                    out.push(format!(
+                        "component {}, entity {}: value hash {ha} vs {hb}",
+                        key.0, key.1
+                    ));
+                }
+                for f in fields {
+                    out.push(format!("component {}, entity {}, {f}", key.0, key.1));
+                }
+            }
             None => out.push(format!(
                 "component {}, entity {}: only in the first dump",
                 key.0, key.1
@@ -86,6 +108,26 @@ fn compare(a: &Dump, b: &Dump) -> Vec<String> {
             "component {}, entity {}: only in the second dump",
             key.0, key.1
         ));
+    }
+    out
+}
+
+/// The differing fields of one value: `field PATH: hash A vs B`, or a
+/// field only one side has (an enum in another variant).
+fn differing_fields(a: &[(String, String)], b: &[(String, String)]) -> Vec<String> {
+    let find = |side: &[(String, String)], path: &str| {
+        side.iter().find(|(p, _)| p == path).map(|(_, h)| h.clone())
+    };
+    let mut out = Vec::new();
+    for (path, ha) in a {
+        match find(b, path) {
+            Some(hb) if hb == *ha => {}
+            Some(hb) => out.push(format!("field {path}: hash {ha} vs {hb}")),
+            None => out.push(format!("field {path}: only in the first dump")),
+        }
+    }
+    for (path, _) in b.iter().filter(|(p, _)| find(a, p).is_none()) {
+        out.push(format!("field {path}: only in the second dump"));
     }
     out
 }
@@ -132,6 +174,40 @@ mod tests {
                 "tick 61: state hash 0x1 vs 0x2",
                 "component test.avatar: per-type hash 0xa vs 0xc",
                 "component test.avatar, entity 65v1: value hash 0x11 vs 0x99",
+            ]
+        );
+    }
+
+    const FIELDS: &str = "value test.avatar 65v1 0x11\nfield test.avatar 65v1 player 0x20\nfield test.avatar 65v1 x 0x21\nfield test.avatar 65v1 pos.y 0x22\n";
+
+    #[test]
+    fn a_differing_value_with_field_lines_is_named_down_to_the_field() {
+        let a = A.replace("value test.avatar 65v1 0x11\n", FIELDS);
+        let b = a
+            .replace("65v1 0x11", "65v1 0x99")
+            .replace("65v1 pos.y 0x22", "65v1 pos.y 0x98");
+        let d = compare(&parse(&a).unwrap(), &parse(&b).unwrap());
+        assert_eq!(
+            d,
+            ["component test.avatar, entity 65v1, field pos.y: hash 0x22 vs 0x98"]
+        );
+        // Field lines on one side only: named down to the entity.
+        let c = A.replace("65v1 0x11", "65v1 0x99");
+        let d = compare(&parse(&a).unwrap(), &parse(&c).unwrap());
+        assert_eq!(
+            d,
+            ["component test.avatar, entity 65v1: value hash 0x11 vs 0x99"]
+        );
+        // Another enum variant: paths on one side only.
+        let e = a
+            .replace("65v1 0x11", "65v1 0x99")
+            .replace("65v1 pos.y 0x22", "65v1 other 0x22");
+        let d = compare(&parse(&a).unwrap(), &parse(&e).unwrap());
+        assert_eq!(
+            d,
+            [
+                "component test.avatar, entity 65v1, field pos.y: only in the first dump",
+                "component test.avatar, entity 65v1, field other: only in the second dump",
             ]
         );
     }

@@ -92,7 +92,9 @@ pub struct Args {
     #[arg(long)]
     pub mark_startup: bool,
     /// Record the run as a replay (identity, every tick's input, the state
-    /// hash after every tick).
+    /// hash after every tick); with --net host or join, the session: every
+    /// confirmed tick's inputs of all players and the state hash after it.
+    /// --replay FILE verifies either.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Play FILE back headless and unpaced, comparing the state hash after
@@ -194,8 +196,13 @@ impl Args {
             (Some(_), _, _) if self.unpaced => bad(
                 "--unpaced runs on virtual time: a network session needs real time (drop --unpaced)",
             ),
-            _ if self.is_session() && self.record.is_some() => {
-                bad("--record records local runs (drop it with --net and --synctest)")
+            _ if self.record.is_some()
+                && (self.synctest.is_some() || self.net == Some(NetMode::Spectate)) =>
+            {
+                bad(
+                    "--record records a local run or a player's session (--net host or join); \
+                     drop it with --synctest and --net spectate",
+                )
             }
             _ => Ok(()),
         }

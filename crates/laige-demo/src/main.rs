@@ -22,8 +22,8 @@ use laige_demo::{Args, Demo, NetDemo, NetMode, args, replay_identity};
 use laige_engine::net::NetConfig;
 use laige_engine::net::fault::Faults;
 use laige_engine::{
-    EXIT_SETUP_FAILED, EXIT_USAGE, Engine, EngineConfig, EngineOptions, FrameCapture,
-    HeadlessRender, Pacing, RunLimit,
+    EXIT_REPLAY_DIVERGED, EXIT_REPLAY_TORN, EXIT_SETUP_FAILED, EXIT_USAGE, Engine, EngineConfig,
+    EngineOptions, FrameCapture, HeadlessRender, Pacing, RunLimit,
 };
 
 /// Sprites reserved beyond one per entity: the attractors and the HUD's
@@ -164,6 +164,10 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
             loss_per_mille: args.fault_loss_per_mille.map_or(0, u32::from),
             ..Faults::default()
         },
+        record: args
+            .record
+            .clone()
+            .map(|path| (path, demo_net::session_record_header(config, entities))),
     };
     let seating = match demo_net::seat(&plan.role) {
         Ok(s) => s,
@@ -348,6 +352,9 @@ fn play_back(
         progress_every_frames: if quiet { 0 } else { 600 },
         mark_first_tick: false,
     };
+    if let Some(code) = play_back_session(path, config, entities)? {
+        return Ok(code);
+    }
     let verdict = Engine::builder()
         .game(demo)
         .config(config.clone())
@@ -364,6 +371,108 @@ fn play_back(
     println!("{}", verdict.run);
     println!("laige-demo: {verdict}");
     Ok(verdict.exit_code())
+}
+
+/// `--replay FILE` of a session record (`--record` with `--net`: the
+/// header's config hash is the session identity's): the demo's world is set
+/// up as the session's was (the recorded backend and seed, the recorded
+/// player count), then laige-net's `replay_session` re-runs every recorded
+/// tick's inputs of all players and compares every recorded state hash.
+/// Prints the verdict and returns the exit code (0 verified, 5 diverged or
+/// no hash compared, 6 torn: its valid prefix was verified); `None` for a
+/// file that is not a session record of this demo (a local recording).
+fn play_back_session(
+    path: &std::path::Path,
+    config: &EngineConfig,
+    entities: u32,
+) -> laige_engine::Result<Option<u8>> {
+    use laige_engine::sim::replay::{ENGINE_VERSION, Replay};
+    let prefix = Replay::read_prefix(path)?;
+    let torn = prefix.is_torn();
+    let (replay, damage) = match prefix.damage {
+        None => (prefix.replay, None),
+        Some(damage) if torn => (prefix.replay, Some(damage)),
+        Some(damage) => return Err(damage),
+    };
+    let header = replay.header().clone();
+    let mut config = config.clone();
+    config.determinism.math = header.backend;
+    config.determinism.seed = header.seed;
+    let identity = demo_net::session_identity(entities);
+    if header.config_hash != laige_engine::record::config_hash(&config, identity) {
+        return Ok(None);
+    }
+    header.check_compatible(
+        header.backend,
+        laige_engine::record::config_hash(&config, identity),
+        ENGINE_VERSION,
+    )?;
+    let players = replay.input(0).and_then(|b| b.first()).map_or(2, |&p| p);
+    let verdict = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let cell = verdict.clone();
+    let game = NetDemo {
+        demo: Demo {
+            entities,
+            progress_every_frames: 0,
+            mark_first_tick: false,
+        },
+        players,
+    };
+    Engine::builder()
+        .game(game)
+        .config(config)
+        .options(EngineOptions {
+            pacing: Pacing::Unpaced,
+            sprite_capacity: entities as usize + SPRITE_HEADROOM,
+            ..EngineOptions::default()
+        })
+        .replay_identity(identity)
+        .net(move |world| {
+            *cell.borrow_mut() = Some(laige_engine::net::replay_session::<laige_demo::PilotInput>(
+                &replay, world,
+            )?);
+            Ok(Box::new(demo_net::Replayed))
+        })
+        .build()?
+        .run_headless(RunLimit::Ticks(0))?;
+    let Some(v) = verdict.borrow_mut().take() else {
+        return Err(laige_engine::Error::new(
+            laige_engine::ErrorCode::InvalidState,
+            laige_engine::events::SETUP_FAILED,
+        )
+        .with_detail("the session record was not played back"));
+    };
+    if let Some(damage) = &damage {
+        eprintln!("laige-demo: {damage}");
+    }
+    let what = format!(
+        "session record of {players} players on {} (seed {:#x})",
+        header.backend, header.seed
+    );
+    Ok(Some(match (&v.divergence, torn) {
+        (Some(d), _) => {
+            println!("laige-demo: {what}: {d}");
+            EXIT_REPLAY_DIVERGED
+        }
+        (None, true) => {
+            println!(
+                "laige-demo: {what}: torn after tick {}; verified ticks 0..{}",
+                v.ticks, v.verified_ticks
+            );
+            EXIT_REPLAY_TORN
+        }
+        (None, false) if v.checkpoints == 0 => {
+            println!("laige-demo: {what}: not verified (no state hash compared)");
+            EXIT_REPLAY_DIVERGED
+        }
+        (None, false) => {
+            println!(
+                "laige-demo: {what}: verified {} ticks ({} state hashes matched)",
+                v.ticks, v.checkpoints
+            );
+            0
+        }
+    }))
 }
 
 /// The frame rate a headless run paces at (0 in the config: 60).

@@ -11,13 +11,17 @@
 //! being the host itself). A lost welcome is answered again at the next
 //! hello.
 
+use std::fs::File;
+use std::io::BufWriter;
 use std::net::{SocketAddr, UdpSocket};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use laige_engine::core::EventId;
 use laige_engine::net::fault::{Faults, FaultySocket};
 use laige_engine::net::{NetConfig, NetDriver, Seat, TickDriver, UdpNonBlockingSocket};
-use laige_engine::{Error, ErrorCode, Result, World};
+use laige_engine::sim::replay::ReplayHeader;
+use laige_engine::{EngineConfig, Error, ErrorCode, Result, World};
 
 use crate::sim::PilotInput;
 
@@ -85,6 +89,11 @@ pub struct NetPlan {
     pub config: NetConfig,
     /// Packet faults on this peer's socket (none by default).
     pub faults: Faults,
+    /// Where this player records the session (`--record`): every confirmed
+    /// tick's inputs of all players and the state hash after it, with this
+    /// header ([`session_record_header`]); `laige-demo --replay` verifies
+    /// it.
+    pub record: Option<(PathBuf, ReplayHeader)>,
 }
 
 /// What the lobby settled.
@@ -318,17 +327,68 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         ..plan.faults
     };
     let socket = FaultySocket::new(udp, faults)?;
-    Ok(match plan.role {
-        Role::Spectate { host, .. } => Box::new(NetDriver::<PilotInput>::spectator(
-            world, config, host, socket,
-        )?),
-        _ => Box::new(NetDriver::<PilotInput>::p2p(
-            world,
-            config,
-            &seating.seats,
-            socket,
-        )?),
-    })
+    if let Role::Spectate { host, .. } = plan.role {
+        let d = NetDriver::<PilotInput>::spectator(world, config, host, socket)?;
+        return Ok(Box::new(d));
+    }
+    let mut d = NetDriver::<PilotInput>::p2p(world, config, &seating.seats, socket)?;
+    if let Some((path, header)) = &plan.record {
+        let file = File::create(path).map_err(|e| {
+            Error::new(ErrorCode::Io, laige_engine::net::events::RECORD_FAILED)
+                .with_field("record")
+                .with_value(path.display().to_string())
+                .with_detail(format!("creating the session record: {e}"))
+        })?;
+        d.record_to(BufWriter::new(file), header.clone(), world)?;
+    }
+    Ok(Box::new(d))
+}
+
+/// The driver of a session record's playback: the record was verified on
+/// the set-up world before the run (`laige_net::replay_session`), so it
+/// runs no tick.
+#[derive(Debug)]
+pub struct Replayed;
+
+impl TickDriver for Replayed {
+    fn advance(
+        &mut self,
+        _world: &mut World,
+        _schedule: &laige_engine::sim::SystemSchedule,
+    ) -> Result<laige_engine::net::Advance> {
+        Ok(laige_engine::net::Advance::Skipped)
+    }
+
+    fn report(&self) -> laige_engine::net::NetReport {
+        laige_engine::net::NetReport::default()
+    }
+
+    fn linger(&mut self, _time: Duration) {}
+}
+
+/// The replay identity of a demo network session of `entities` sprites:
+/// not a local run's ([`replay_identity`](crate::replay_identity)), so
+/// `--replay` tells a session record (players' inputs per tick) from a
+/// local recording (input events) by the header's config hash. The player
+/// count is in every input record.
+#[must_use]
+pub fn session_identity(entities: u32) -> u64 {
+    let mut h = laige_engine::sim::StateHasher::default();
+    h.write_bytes(b"laige-demo net session");
+    h.write_u64(crate::replay_identity(entities));
+    h.finish()
+}
+
+/// The header of a session record of a run of `config` with `entities`
+/// sprites: its backend and seed, and the config hash of
+/// [`session_identity`].
+#[must_use]
+pub fn session_record_header(config: &EngineConfig, entities: u32) -> ReplayHeader {
+    ReplayHeader::new(
+        config.determinism.math,
+        config.determinism.seed,
+        laige_engine::record::config_hash(config, session_identity(entities)),
+    )
 }
 
 #[cfg(test)]

@@ -8,7 +8,9 @@
 //! - a peer that is killed: the other reports the disconnect and ends in
 //!   order with exit code 10;
 //! - a spectator process simulates the ticks the players agree on;
-//! - `--synctest 7` for 600 ticks on both math backends.
+//! - `--synctest 7` for 600 ticks on both math backends;
+//! - `--record` on both players: each record replays bit for bit with
+//!   `--replay`, and the two records hold the same state hashes.
 //!
 //! Ticks run at 120 Hz (1,200 ticks in 10 s) on 500 sprites.
 
@@ -365,4 +367,88 @@ fn bad_network_usage_is_named_in_a_short_message() {
     let (code, _, err) = run(&["--net", "join", "127.0.0.1:1", "--unpaced"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("drop --unpaced"), "{err}");
+    let (code, _, err) = run(&["--synctest", "7", "--record", "r.lrp"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("drop it with --synctest"), "{err}");
+}
+
+#[test]
+fn both_players_record_the_session_and_each_record_replays_bit_for_bit() {
+    let scratch = Scratch::new("record");
+    let port = free_port().to_string();
+    let common = |record: &str| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "--config",
+            &scratch.config(),
+            "--entities",
+            "500",
+            "--ticks",
+            "400",
+            "--quiet",
+            "--record",
+            &scratch.path(record).to_string_lossy(),
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        a.extend(FAULTS.iter().map(|s| (*s).to_owned()));
+        a
+    };
+    let mut host = common("host.lrp");
+    host.extend(["--net", "host", "--port", &port].map(String::from));
+    let mut join = common("join.lrp");
+    join.extend(["--net", "join", &format!("127.0.0.1:{port}")].map(String::from));
+    let (h, j) = (spawn(&host), spawn(&join));
+    let (hc, hout, herr) = finish(h, Duration::from_secs(60));
+    let (jc, jout, jerr) = finish(j, Duration::from_secs(10));
+    assert_eq!(hc, 0, "host:\n{hout}\n{herr}\njoiner:\n{jout}\n{jerr}");
+    assert_eq!(jc, 0, "joiner:\n{jout}\n{jerr}\nhost:\n{hout}\n{herr}");
+    let mut checkpoints = Vec::new();
+    for name in ["host.lrp", "join.lrp"] {
+        let file = scratch.path(name);
+        let (code, out, err) = run(&[
+            "--config",
+            &scratch.config(),
+            "--entities",
+            "500",
+            "--replay",
+            &file.to_string_lossy(),
+        ]);
+        assert_eq!(code, 0, "{name}:\n{out}\n{err}");
+        assert!(
+            out.contains("laige-demo: session record of 2 players on"),
+            "{out}"
+        );
+        let replay = laige_engine::sim::replay::Replay::read(&file).unwrap();
+        assert!(replay.ticks() >= 300, "{name}: {} ticks", replay.ticks());
+        assert!(
+            out.contains(&format!("verified {} ticks", replay.ticks())),
+            "{out}"
+        );
+        checkpoints.push(replay.checkpoints().collect::<BTreeMap<u64, u64>>());
+    }
+    // The peers confirmed the same ticks with the same hashes.
+    let common_ticks: Vec<_> = checkpoints[0]
+        .keys()
+        .filter(|t| checkpoints[1].contains_key(t))
+        .collect();
+    assert!(
+        common_ticks.len() >= 300,
+        "{} common ticks",
+        common_ticks.len()
+    );
+    for t in common_ticks {
+        assert_eq!(checkpoints[0][t], checkpoints[1][t], "tick {t}");
+    }
+    // Another entity count is another simulation: the record is refused.
+    let (code, _, err) = run(&[
+        "--config",
+        &scratch.config(),
+        "--entities",
+        "400",
+        "--replay",
+        &scratch.path("host.lrp").to_string_lossy(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("config_hash"), "{err}");
 }

@@ -8,7 +8,10 @@
 //! crate names the path with `#[state_hash(crate = that::sim)]`.
 //!
 //! The derive feeds every field, in declaration order, into the
-//! deterministic state hasher. It adds no escape hatch (no `skip`
+//! deterministic state hasher (`hash_state`) and into the per-type lines'
+//! word hasher (`hash_words`), and reports every field by name for a
+//! desync report (`hash_fields`: `name`, a tuple field's index, an enum's
+//! variant name first, nested derived fields as a path like `velocity.x`). It adds no escape hatch (no `skip`
 //! attribute): a field whose type does not implement `StateHash` — a raw
 //! `f32` or `f64` above all — is a compile error, which is the compile-time
 //! half of the "sim state is SimMath only" rule (the determinism lint is the
@@ -17,6 +20,7 @@
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::quote;
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, GenericParam, parse_macro_input, parse_quote};
 
@@ -29,6 +33,11 @@ use syn::{Data, DeriveInput, Fields, GenericParam, parse_macro_input, parse_quot
 ///   declaration order.
 /// * Unions are rejected (their active field is not knowable).
 /// * Every type parameter gains a `StateHash` bound.
+/// * `hash_words` feeds the same fields (the variant index as a 32-bit value);
+///   `hash_fields` reports each field as `fields.field("name", value)`
+///   (tuple fields `"0"`, `"1"`, …), an enum's fields under
+///   `fields.variant("Variant", …)`, and returns `false` for a unit struct
+///   (nothing to break down).
 ///
 /// Each field's type must implement `StateHash`; `f32`/`f64` do not, so a
 /// component holding a raw float does not compile.
@@ -110,9 +119,43 @@ fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
     }
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let body = match &input.data {
+    let state = feed_body(&input, &krate, Feed::State)?;
+    let words = feed_body(&input, &krate, Feed::Words)?;
+    let fields = fields_body(&input);
+    Ok(quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::StateHash for #name #ty_generics #where_clause {
+            #[inline]
+            fn hash_state(&self, hasher: &mut #krate::StateHasher) {
+                #state
+            }
+            #[inline]
+            fn hash_words(&self, hasher: &mut #krate::WordHasher) {
+                #words
+            }
+            fn hash_fields(&self, fields: &mut #krate::FieldHashes) -> bool {
+                #fields
+            }
+        }
+    })
+}
+
+/// Which of the two encodings' sinks a body feeds: the canonical
+/// `StateHasher` (`hash_state`) or the per-type lines' `WordHasher`
+/// (`hash_words`, the variant index as one word).
+#[derive(Clone, Copy)]
+enum Feed {
+    State,
+    Words,
+}
+
+/// The body of `hash_state` or `hash_words`: every field in declaration
+/// order (an enum's variant index first).
+fn feed_body(input: &DeriveInput, krate: &syn::Path, feed: Feed) -> syn::Result<TokenStream2> {
+    let name = &input.ident;
+    Ok(match &input.data {
         Data::Struct(data) => {
-            let (pattern, feeds) = destructure(&data.fields, &krate);
+            let (pattern, feeds) = destructure(&data.fields, krate, feed);
             let silence = data.fields.is_empty().then(|| quote! { let _ = hasher; });
             quote! {
                 let #name #pattern = self;
@@ -124,10 +167,14 @@ fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
             let arms = data.variants.iter().enumerate().map(|(idx, variant)| {
                 let idx = u32::try_from(idx).unwrap_or(u32::MAX);
                 let vname = &variant.ident;
-                let (pattern, feeds) = destructure(&variant.fields, &krate);
+                let (pattern, feeds) = destructure(&variant.fields, krate, feed);
+                let tag = match feed {
+                    Feed::State => quote! { hasher.write_u32(#idx); },
+                    Feed::Words => quote! { hasher.write_u32(#idx); },
+                };
                 quote! {
                     #name::#vname #pattern => {
-                        hasher.write_u32(#idx);
+                        #tag
                         #(#feeds)*
                     }
                 }
@@ -152,35 +199,79 @@ fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
                  use a struct or an enum",
             ));
         }
-    };
-    Ok(quote! {
-        #[automatically_derived]
-        impl #impl_generics #krate::StateHash for #name #ty_generics #where_clause {
-            #[inline]
-            fn hash_state(&self, hasher: &mut #krate::StateHasher) {
-                #body
-            }
-        }
     })
 }
 
+/// The body of `hash_fields`: one `fields.field(name, value)` per field
+/// (tuple fields by index), inside `fields.variant(name, ..)` for an
+/// enum; `false` for a struct without fields and an empty enum.
+fn fields_body(input: &DeriveInput) -> TokenStream2 {
+    let name = &input.ident;
+    match &input.data {
+        Data::Struct(data) if data.fields.is_empty() => quote! {
+            let _ = fields;
+            false
+        },
+        Data::Struct(data) => {
+            let (pattern, reports) = report_fields(&data.fields);
+            quote! {
+                let #name #pattern = self;
+                #(#reports)*
+                true
+            }
+        }
+        Data::Enum(data) if data.variants.is_empty() => quote! {
+            let _ = fields;
+            match *self {}
+        },
+        Data::Enum(data) => {
+            let arms = data.variants.iter().map(|variant| {
+                let vname = &variant.ident;
+                let vstr = vname.unraw().to_string();
+                let (pattern, reports) = report_fields(&variant.fields);
+                let inner = if variant.fields.is_empty() {
+                    quote! { |_| {} }
+                } else {
+                    quote! { |fields| { #(#reports)* } }
+                };
+                quote! {
+                    #name::#vname #pattern => fields.variant(#vstr, #inner),
+                }
+            });
+            quote! {
+                match self {
+                    #(#arms)*
+                }
+                true
+            }
+        }
+        Data::Union(_) => quote! { false },
+    }
+}
+
+/// A pattern binding every field and one `fields.field(..)` per binding.
+fn report_fields(fields: &Fields) -> (TokenStream2, Vec<TokenStream2>) {
+    let (pattern, bindings) = pattern(fields);
+    let reports = fields
+        .iter()
+        .enumerate()
+        .zip(&bindings)
+        .map(|((i, field), binding)| {
+            let label = field
+                .ident
+                .as_ref()
+                .map_or_else(|| i.to_string(), |id| id.unraw().to_string());
+            quote! { fields.field(#label, #binding); }
+        })
+        .collect();
+    (pattern, reports)
+}
+
 /// A pattern binding every field (`{ a: __f0, b: __f1 }`, `(__f0, __f1)` or
-/// nothing) and one hashing statement per binding.
-fn destructure(fields: &Fields, krate: &syn::Path) -> (TokenStream2, Vec<TokenStream2>) {
+/// nothing) and the bindings.
+fn pattern(fields: &Fields) -> (TokenStream2, Vec<syn::Ident>) {
     let bindings: Vec<syn::Ident> = (0..fields.len())
         .map(|i| syn::Ident::new(&format!("__laige_f{i}"), Span::call_site()))
-        .collect();
-    let feeds = fields
-        .iter()
-        .zip(&bindings)
-        .map(|(field, binding)| {
-            let ty = &field.ty;
-            // Naming the field type makes the "not implemented" error point
-            // at the offending field.
-            quote::quote_spanned! {ty.span()=>
-                <#ty as #krate::StateHash>::hash_state(#binding, hasher);
-            }
-        })
         .collect();
     let pattern = match fields {
         Fields::Named(named) => {
@@ -190,5 +281,33 @@ fn destructure(fields: &Fields, krate: &syn::Path) -> (TokenStream2, Vec<TokenSt
         Fields::Unnamed(_) => quote! { ( #(#bindings),* ) },
         Fields::Unit => quote! {},
     };
+    (pattern, bindings)
+}
+
+/// A pattern binding every field and one hashing statement per binding
+/// (`hash_state` or `hash_words`).
+fn destructure(
+    fields: &Fields,
+    krate: &syn::Path,
+    feed: Feed,
+) -> (TokenStream2, Vec<TokenStream2>) {
+    let (pattern, bindings) = pattern(fields);
+    let feeds = fields
+        .iter()
+        .zip(&bindings)
+        .map(|(field, binding)| {
+            let ty = &field.ty;
+            // Naming the field type makes the "not implemented" error point
+            // at the offending field.
+            match feed {
+                Feed::State => quote::quote_spanned! {ty.span()=>
+                    <#ty as #krate::StateHash>::hash_state(#binding, hasher);
+                },
+                Feed::Words => quote::quote_spanned! {ty.span()=>
+                    <#ty as #krate::StateHash>::hash_words(#binding, hasher);
+                },
+            }
+        })
+        .collect();
     (pattern, feeds)
 }

@@ -890,7 +890,9 @@ impl<I: PlayerInput> NetDriver<I> {
         );
         if let (Some(prefix), Some(s)) = (&self.dump_prefix, snap) {
             let path = format!("{prefix}-tick{tick}.txt");
-            match std::fs::write(&path, s.dump()) {
+            let lines = differing_lines(s, local, remote);
+            let dump = s.dump_fields(|name, _| lines.contains(&name));
+            match std::fs::write(&path, dump) {
                 Ok(()) => report.push_str(&format!("; snapshot dumped to {path}")),
                 Err(e) => report.push_str(&format!("; dump to {path} failed: {e}")),
             }
@@ -1009,19 +1011,25 @@ fn checksum(state_hash: u64, snap: &WorldSnapshot) -> u128 {
 
 /// The per-type hash lines whose buckets differ between two checksums.
 fn differing_types(snap: &WorldSnapshot, local: u128, remote: u128) -> String {
-    let (a, b) = (
-        u64::try_from(local >> 64).unwrap_or(0).to_le_bytes(),
-        u64::try_from(remote >> 64).unwrap_or(0).to_le_bytes(),
-    );
-    let names: Vec<&str> = (0..snap.type_count())
-        .filter(|line| a[line % 8] != b[line % 8])
-        .filter_map(|line| snap.type_hash(line).map(|(name, _)| name))
-        .collect();
+    let names = differing_lines(snap, local, remote);
     if names.is_empty() {
         "no per-type hash differs (the difference is in the tick or the entity count)".to_owned()
     } else {
         names.join(", ")
     }
+}
+
+/// The names of the per-type lines whose buckets differ between two
+/// checksums (the dump breaks their values down to the field).
+fn differing_lines(snap: &WorldSnapshot, local: u128, remote: u128) -> Vec<&'static str> {
+    let (a, b) = (
+        u64::try_from(local >> 64).unwrap_or(0).to_le_bytes(),
+        u64::try_from(remote >> 64).unwrap_or(0).to_le_bytes(),
+    );
+    (0..snap.type_count())
+        .filter(|line| a[line % 8] != b[line % 8])
+        .filter_map(|line| snap.type_hash(line).map(|(name, _)| name))
+        .collect()
 }
 
 /// A GGRS frame (`i32`, −1 before the first) as a laige tick.

@@ -1,7 +1,8 @@
 //! Sync test sessions: the demo workload (500 entities: a debug build runs
 //! 8 simulations per tick) re-simulated every tick with
 //! check distance 7 for 600 ticks agrees on both backends; a system that
-//! reads a process-global counter is caught within a few ticks, named.
+//! reads a process-global counter is caught within a few ticks, named down
+//! to the component, the entity and the field it writes.
 
 mod support;
 
@@ -70,8 +71,13 @@ fn inputs_reach_the_systems_in_a_sync_test() {
 /// A process-global counter: the non-determinism under test.
 static GLOBAL: AtomicI32 = AtomicI32::new(0);
 
+/// One field (`drift`) is written from the global counter; the others stay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, StateHash)]
-struct Tainted(i32);
+struct Tainted {
+    steady: i32,
+    drift: i32,
+    label: u8,
+}
 
 #[test]
 fn a_system_reading_a_global_counter_is_caught_within_a_few_ticks_and_named() {
@@ -81,12 +87,16 @@ fn a_system_reading_a_global_counter_is_caught_within_a_few_ticks_and_named() {
         .register_system("test/taint", 300, |ctx| {
             for t in ctx.query_mut::<&mut Tainted>() {
                 // Relaxed: the counter is the bug under test, not a protocol.
-                t.0 = GLOBAL.fetch_add(1, Ordering::Relaxed);
+                t.drift = GLOBAL.fetch_add(1, Ordering::Relaxed);
             }
             Ok(())
         })
         .unwrap();
-    let tainted = world.ecs_mut().spawn((Tainted(0),));
+    let tainted = world.ecs_mut().spawn((Tainted {
+        steady: 5,
+        drift: 0,
+        label: 1,
+    },));
     let config = NetConfig {
         players: 1,
         ..NetConfig::default()
@@ -105,5 +115,9 @@ fn a_system_reading_a_global_counter_is_caught_within_a_few_ticks_and_named() {
     assert!(report.contains("component test.tainted"), "{report}");
     let entity = format!("entity {}v1", tainted.id());
     assert!(report.contains(&entity), "{report}");
+    assert!(
+        report.contains(&format!("{entity}, field drift: field hashes")),
+        "{report}"
+    );
     assert_eq!(session.stats().desyncs, 1);
 }

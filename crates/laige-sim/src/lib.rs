@@ -120,7 +120,9 @@ pub use profiler::{
     ProfilerConfig, SampleSummary,
 };
 pub use rng::SimRng;
-pub use state_hash::{FNV1A64_OFFSET, FNV1A64_PRIME, StateHash, StateHasher, hash_of};
+pub use state_hash::{
+    FNV1A64_OFFSET, FNV1A64_PRIME, FieldHashes, StateHash, StateHasher, WordHasher, hash_of,
+};
 pub use system::{SystemContext, SystemSchedule};
 pub use world::{World, WorldConfig};
 

@@ -312,10 +312,11 @@ fn the_difference_report_names_the_tick_component_and_entity() {
     assert_eq!(diff.tick, 5);
     assert_eq!(diff.component, "workload.velocity");
     assert_eq!(diff.entity, Some(victim.to_bits().get()));
+    assert_eq!(diff.field.as_deref(), Some("0.x"));
     let text = diff.to_string();
     assert!(
         text.starts_with(&format!(
-            "tick 5: component workload.velocity, entity {}v{}: value hashes",
+            "tick 5: component workload.velocity, entity {}v{}, field 0.x: field hashes",
             victim.id(),
             victim.to_bits().get() >> 32
         )),

@@ -3,11 +3,12 @@
 //!
 #![doc = include_str!("contract.md")]
 
+mod diff;
 mod parts;
 mod registry;
 
 use std::any::Any;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::sync::Arc;
 
 use hecs::{Entity, EntityBuilder};
@@ -16,10 +17,12 @@ use laige_core::{Error, ErrorCode, Result};
 use crate::events;
 use crate::world::World;
 
+pub use diff::SnapshotDifference;
+use diff::describe_entity;
 pub(crate) use parts::register_world_parts;
 pub use registry::SnapshotPart;
 pub(crate) use registry::SnapshotRegistry;
-use registry::{ComponentOps, MultisetHash, PartOps, SavedColumn};
+use registry::{ComponentOps, PartOps, SavedColumn};
 
 /// Most slots a [`SnapshotRing`] accepts: 64 (GGRS's default prediction
 /// window is 8; a ring of prediction + 2 slots never needs more).
@@ -127,186 +130,6 @@ impl WorldSnapshot {
     #[must_use]
     pub fn entities(&self) -> &[Entity] {
         &self.entities
-    }
-
-    /// Number of lines of [`type_hash`](Self::type_hash): one per
-    /// registered component type (name order), then one per part.
-    #[must_use]
-    pub fn type_count(&self) -> usize {
-        self.layout.components.len() + self.layout.parts.len()
-    }
-
-    /// The `line`-th per-type hash as `(name, hash)`: components first (in
-    /// name order), then parts. A component's hash covers the multiset of
-    /// its values (independent of entity ids and row order, like the state
-    /// hash); two peers on the same confirmed tick agree on every line.
-    /// `None` past [`type_count`](Self::type_count). Allocation-free.
-    #[must_use]
-    pub fn type_hash(&self, line: usize) -> Option<(&'static str, u64)> {
-        let n_components = self.layout.components.len();
-        if let Some(ops) = self.layout.components.get(line) {
-            let column = &*self.columns[line];
-            let mut h = MultisetHash::default();
-            for i in 0..column.len() {
-                h.add((ops.value_hash)(column, i));
-            }
-            return Some((ops.name, h.finish(ops.name)));
-        }
-        let part = line - n_components;
-        let ops = self.layout.parts.get(part)?;
-        Some((ops.name, (ops.hash)(&*self.parts[part])))
-    }
-
-    /// Fills `out` with the per-type hashes (`out.len()` lines at most;
-    /// returns how many were written). Allocation-free.
-    pub fn type_hashes_into(&self, out: &mut [u64]) -> usize {
-        let n = out.len().min(self.type_count());
-        for (line, slot) in out.iter_mut().enumerate().take(n) {
-            *slot = self.type_hash(line).map_or(0, |(_, h)| h);
-        }
-        n
-    }
-
-    /// Visits every saved `(component index, entity, value hash)`.
-    fn for_each_value(&self, mut f: impl FnMut(usize, Entity, u64)) {
-        let mut cursors = vec![0_usize; self.columns.len()];
-        let mut first_entity = 0_usize;
-        for a in &self.archetypes {
-            let types = &self.archetype_types
-                [a.types_start as usize..(a.types_start + a.types_len) as usize];
-            for &t in types {
-                let t = usize::from(t);
-                let ops = &self.layout.components[t];
-                for row in 0..a.len as usize {
-                    let hash = (ops.value_hash)(&*self.columns[t], cursors[t] + row);
-                    f(t, self.entities[first_entity + row], hash);
-                }
-                cursors[t] += a.len as usize;
-            }
-            first_entity += a.len as usize;
-        }
-    }
-
-    /// The first difference between two snapshots, narrowed to the
-    /// component type and the entity (a cold path: it allocates). `None`
-    /// when the tick, every per-type hash and every entity agree.
-    #[must_use]
-    pub fn first_difference(&self, other: &WorldSnapshot) -> Option<SnapshotDifference> {
-        if self.tick != other.tick {
-            return Some(SnapshotDifference {
-                tick: self.tick,
-                component: "tick",
-                entity: None,
-                detail: format!("ticks {} and {}", self.tick, other.tick),
-            });
-        }
-        for line in 0..self.type_count() {
-            let (name, ours) = self.type_hash(line)?;
-            let theirs = other.type_hash(line).map(|(_, h)| h);
-            if Some(ours) == theirs {
-                continue;
-            }
-            if line >= self.layout.components.len() {
-                return Some(SnapshotDifference {
-                    tick: self.tick,
-                    component: name,
-                    entity: None,
-                    detail: format!("part hashes {ours:#018x} and {:#018x}", theirs.unwrap_or(0)),
-                });
-            }
-            let values = |s: &WorldSnapshot| {
-                let mut v = Vec::new();
-                s.for_each_value(|t, e, h| {
-                    if t == line {
-                        v.push((e.to_bits().get(), h));
-                    }
-                });
-                v.sort_unstable();
-                v
-            };
-            let (a, b) = (values(self), values(other));
-            let (entity, detail) = match a.iter().zip(&b).find(|(x, y)| x != y) {
-                Some((x, y)) if x.0 == y.0 => (
-                    Some(x.0),
-                    format!("value hashes {:#018x} and {:#018x}", x.1, y.1),
-                ),
-                Some((x, y)) => (
-                    Some(x.0.min(y.0)),
-                    format!(
-                        "entity {} has it in one snapshot only",
-                        describe_entity(x.0.min(y.0))
-                    ),
-                ),
-                None => (
-                    None,
-                    format!("{} and {} entities have it", a.len(), b.len()),
-                ),
-            };
-            return Some(SnapshotDifference {
-                tick: self.tick,
-                component: name,
-                entity,
-                detail,
-            });
-        }
-        None
-    }
-
-    /// The snapshot as text, for `cargo xtask desync-diff`: a header (tick,
-    /// state hash), one `type` line per per-type hash, one `value` line per
-    /// (component, entity) with the value's hash, sorted. A cold path.
-    #[must_use]
-    pub fn dump(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "laige-snapshot 1");
-        let _ = writeln!(out, "tick {}", self.tick);
-        let _ = writeln!(out, "state_hash {:#018x}", self.state_hash);
-        for line in 0..self.type_count() {
-            if let Some((name, h)) = self.type_hash(line) {
-                let _ = writeln!(out, "type {name} {h:#018x}");
-            }
-        }
-        let mut values = Vec::new();
-        self.for_each_value(|t, e, h| values.push((self.layout.components[t].name, e, h)));
-        values.sort_unstable_by_key(|(name, e, _)| (*name, e.to_bits().get()));
-        for (name, e, h) in values {
-            let _ = writeln!(
-                out,
-                "value {name} {} {h:#018x}",
-                describe_entity(e.to_bits().get())
-            );
-        }
-        out
-    }
-}
-
-/// An entity's bits as `id:generation` (hecs's `Entity::to_bits` layout:
-/// generation in the high 32 bits, id in the low 32 bits).
-fn describe_entity(bits: u64) -> String {
-    format!("{}v{}", bits & 0xffff_ffff, bits >> 32)
-}
-
-/// Where two snapshots of the same tick first differ.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SnapshotDifference {
-    /// The tick both snapshots hold.
-    pub tick: u64,
-    /// The registered name of the first differing component type (or
-    /// part, or `"tick"`).
-    pub component: &'static str,
-    /// The first differing entity (`Entity::to_bits`), when one is named.
-    pub entity: Option<u64>,
-    /// The two values' hashes, or which side lacks the component.
-    pub detail: String,
-}
-
-impl fmt::Display for SnapshotDifference {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "tick {}: component {}", self.tick, self.component)?;
-        if let Some(e) = self.entity {
-            write!(f, ", entity {}", describe_entity(e))?;
-        }
-        write!(f, ": {}", self.detail)
     }
 }
 

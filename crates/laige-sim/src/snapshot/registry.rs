@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use hecs::{Archetype, Component, EntityBuilder};
 
-use crate::state_hash::{StateHash, StateHasher, hash_of};
+use crate::state_hash::{FieldHashes, StateHash, StateHasher, WordHasher, hash_of};
 use crate::world::World;
 
 /// A saved column: the values of one component type, in archetype order,
@@ -48,8 +48,16 @@ pub(crate) struct ComponentOps {
     pub(crate) load_in_place: fn(&Archetype, &dyn SavedColumn, usize),
     /// Adds `saved[index]` to an entity being rebuilt.
     pub(crate) add_to: fn(&mut EntityBuilder, &dyn SavedColumn, usize),
-    /// The [`StateHash`] of `saved[index]`.
+    /// The [`StateHash`] of `saved[index]` (the canonical FNV-1a hash of
+    /// one value: dumps and difference reports).
     pub(crate) value_hash: fn(&dyn SavedColumn, usize) -> u64,
+    /// The per-type line of a whole column: every value's
+    /// [`StateHash::hash_words`] folded into a [`MultisetHash`], in one
+    /// call (one downcast, the per-value hashing inlined).
+    pub(crate) column_hash: fn(&dyn SavedColumn) -> MultisetHash,
+    /// The field breakdown of `saved[index]` ([`StateHash::hash_fields`]);
+    /// `false` for a type without named parts.
+    pub(crate) field_hashes: fn(&dyn SavedColumn, usize, &mut FieldHashes) -> bool,
 }
 
 fn column<T: 'static>(saved: &dyn SavedColumn) -> &Vec<T> {
@@ -91,6 +99,25 @@ fn value_hash<T: Component + StateHash>(saved: &dyn SavedColumn, index: usize) -
     hash_of(&column::<T>(saved)[index])
 }
 
+fn column_hash<T: Component + StateHash>(saved: &dyn SavedColumn) -> MultisetHash {
+    let mut m = MultisetHash::default();
+    for v in column::<T>(saved) {
+        let mut h = WordHasher::default();
+        v.hash_words(&mut h);
+        m.add_sum(h.finish());
+    }
+    m.count = saved.len() as u64;
+    m
+}
+
+fn field_hashes<T: Component + StateHash>(
+    saved: &dyn SavedColumn,
+    index: usize,
+    fields: &mut FieldHashes,
+) -> bool {
+    column::<T>(saved)[index].hash_fields(fields)
+}
+
 impl ComponentOps {
     pub(crate) fn of<T: Component + StateHash + Clone>(name: &'static str) -> Self {
         Self {
@@ -101,6 +128,8 @@ impl ComponentOps {
             load_in_place: load_column::<T>,
             add_to: add_value::<T>,
             value_hash: value_hash::<T>,
+            column_hash: column_hash::<T>,
+            field_hashes: field_hashes::<T>,
         }
     }
 }
@@ -218,9 +247,9 @@ fn next_generation() -> u64 {
 }
 
 /// The order-independent hash of a multiset of value hashes: a count and a
-/// wrapping sum of each value's hash after a SplitMix64 finalizer (so equal
-/// multisets agree in any row order, and two swapped values still differ
-/// from two changed ones).
+/// wrapping sum of each value's hash after a bijective finalizer (so equal
+/// multisets agree in any row order, and one changed value always changes
+/// the sum).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct MultisetHash {
     count: u64,
@@ -228,12 +257,13 @@ pub(crate) struct MultisetHash {
 }
 
 impl MultisetHash {
-    pub(crate) fn add(&mut self, value: u64) {
-        let mut z = value.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        self.sum = self.sum.wrapping_add(z ^ (z >> 31));
-        self.count += 1;
+    /// Adds one value's hash to the sum (the caller sets the count), after
+    /// a bijective finalizer (xor-shift, multiply, xor-shift: the word
+    /// hash's high bits mixed into its weaker low bits).
+    #[inline]
+    fn add_sum(&mut self, value: u64) {
+        let z = (value ^ (value >> 32)).wrapping_mul(0xd6e8_feb8_6659_fd93);
+        self.sum = self.sum.wrapping_add(z ^ (z >> 32));
     }
 
     pub(crate) fn finish(self, name: &str) -> u64 {
