@@ -185,6 +185,16 @@ macro_rules! impl_vec_methods {
             #[inline]
             #[must_use]
             pub fn normalize_wide(self) -> Self {
+                // Binary32: the same operations as `normalize`, called as
+                // such. Through the array hook, the `[f32; N]` it returns is
+                // packed into an integer, and the branch on a zero length
+                // then merges integers instead of floats: LLVM does not
+                // turn that into a select, so a loop over `normalize_wide`
+                // stayed one value at a time (`sqrtss`/`divss`) where the
+                // same loop over `normalize` runs four wide (`sqrtps`).
+                if matches!(S::BACKEND, crate::MathBackend::FloatPinned32) {
+                    return self.normalize();
+                }
                 Self::from_array(S::wide_normalize(self.to_array()))
             }
 
