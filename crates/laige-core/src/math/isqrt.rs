@@ -170,6 +170,22 @@ mod tests {
     }
 
     #[test]
+    fn the_search_corrects_any_seed() {
+        for n in [0u64, 1, 2, 3, 1000, 1 << 30, (1 << 62) - 1, 1 << 62] {
+            let want = isqrt_round_u64(n);
+            // Far seeds only where the search's steps stay few.
+            let far = if want < 1 << 16 {
+                [want / 2, want * 2 + 5]
+            } else {
+                [want; 2]
+            };
+            for seed in [[want.saturating_sub(3), (want + 3).min(1 << 31)], far].concat() {
+                assert_eq!(isqrt_round_search(n, seed), want, "{n}");
+            }
+        }
+    }
+
+    #[test]
     fn small_values_round_to_nearest() {
         let expected = [0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4];
         for (n, e) in expected.iter().enumerate() {

@@ -227,6 +227,31 @@ mod tests {
         assert_eq!(distance_wide(a, a), Fpx16_16::ZERO);
     }
 
+    /// The acceptance test and the exact search agree: from any guess the
+    /// search lands on the one `r` the comparisons accept, and they reject
+    /// its neighbours (the fallback a rejected float proposal takes).
+    #[test]
+    fn the_exact_search_settles_any_rejected_proposal() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..100 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (a, b) = ((x >> 33) as i64, (x as u32 >> 1 >> (x % 31)) as i64);
+            let sum = (a * a + b * b) as u64;
+            if sum == 0 {
+                continue;
+            }
+            let mag = a as u64;
+            for guess in [0, 1, 1 << 15, 1 << 16, (1 << 16) + 1, 1 << 17, u64::MAX] {
+                let r = nearest_quotient(mag, u128::from(sum), guess);
+                assert!(is_nearest_quotient(mag, sum, r), "{a} {b} {guess}");
+                assert!(!is_nearest_quotient(mag, sum, r + 1), "{a} {b}");
+                assert!(r == 0 || !is_nearest_quotient(mag, sum, r - 1), "{a} {b}");
+            }
+        }
+    }
+
     #[test]
     fn normalize_wide_keeps_direction_at_any_length() {
         let n = normalize_wide([i(3000), i(-4000)]);
