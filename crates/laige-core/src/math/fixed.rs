@@ -193,19 +193,19 @@ impl Fpx16_16 {
     }
 
     /// The square root, rounded to nearest 2^−16: `round(sqrt(raw × 2^16))`
-    /// in integer arithmetic only (an exact tie cannot occur). The result is
-    /// in `[0, 181.0193]`; `sqrt(MAX)` is raw 11863283.
+    /// (an exact tie cannot occur), decided in integers: a binary64 seed
+    /// that one exact integer comparison accepts (an exact search settles
+    /// any seed it rejects), so the bits are the same on every platform.
+    /// The result is in `[0, 181.0193]`; `sqrt(MAX)` is raw 11863283.
     ///
     /// **Negative input returns zero** (the type has no NaN; zero is the
     /// value nearest to any real part of the result).
     #[inline]
     #[must_use]
     pub fn sqrt(self) -> Self {
-        if self.0 <= 0 {
-            return Self::ZERO;
-        }
-        // raw << 16 < 2^47; its rounded root < 2^24 fits in i32.
-        Self(isqrt_round_u62((self.0 as u64) << 16) as i32)
+        // A negative raw becomes 0, whose root is 0. raw << 16 < 2^47; its
+        // rounded root < 2^24 fits in i32.
+        Self(isqrt_round_u62((self.0.max(0) as u64) << 16) as i32)
     }
 
     /// The smaller of the two (total order).

@@ -13,6 +13,16 @@
 //! `2^−27` ulp of a rounding boundary (none found among the 2^33 results
 //! the exhaustive test could decide).
 //!
+//! That Q62 path defines every result; a fast path short-cuts it. The same
+//! reduction's top 40 fraction bits pick one of 2049 `sin` entries in Q31
+//! (built at compile time from the Q62 path) and one angle-addition step
+//! with `sin t ≈ t`, `cos t ≈ 1 − t²/2` (`t < π/4096`) gives the value to
+//! within 5 · 2^−32 in `u64` arithmetic (four products after the
+//! reduction's). Outside a band of ±2^−28 around each rounding boundary
+//! that rounds to the Q62 path's result; inside it (about one input in
+//! 2000) the Q62 path runs. The all-2^32 known-answer hashes
+//! (`tests/math_known_answer.rs`) prove the two agree on every input.
+//!
 //! **atan2 / atan / asin / acos.** The octant is folded away exactly
 //! (`|y| <= |x|` after a swap), the ratio taken in Q32 by one integer
 //! division, and `atan(t)` is a 33-entry table at `k/32` plus the series
@@ -67,12 +77,23 @@ const fn q62_to_raw(v: i64) -> i32 {
     ((v + (1 << 45)) >> 46) as i32
 }
 
+/// `|x| = mag / 2^16` in quarter turns, Q80 (`< 2^95`; the integer part
+/// is the quadrant, modulo 4).
+#[inline(always)]
+const fn quarter_turns_q80(mag: u32) -> u128 {
+    // A u64 × u64 product: cannot overflow (see `mul_q62`).
+    (mag as u128).wrapping_mul(TWO_OVER_PI_Q64 as u128)
+}
+
 /// `(sin |x|, cos |x|)` in Q62 for `|x| = mag / 2^16`.
 #[inline(always)]
 const fn sin_cos_mag_q62(mag: u32) -> (i64, i64) {
-    // Quarter turns in Q80: < 2^31 · 2^64 = 2^95.
-    // A u64 × u64 product: cannot overflow (see `mul_q62`).
-    let p = (mag as u128).wrapping_mul(TWO_OVER_PI_Q64 as u128);
+    sin_cos_turns_q62(quarter_turns_q80(mag))
+}
+
+/// `(sin, cos)` in Q62 of `p` quarter turns (Q80, below `2^96`).
+#[inline(always)]
+const fn sin_cos_turns_q62(p: u128) -> (i64, i64) {
     let quadrant = (p >> 80) as u32 & 3;
     let idx = ((p >> 72) & 0xFF) as usize;
     // The rest of the quarter turn, below 2^−8, in Q62.
@@ -92,6 +113,96 @@ const fn sin_cos_mag_q62(mag: u32) -> (i64, i64) {
         2 => (-sin_t, -cos_t),
         _ => (-cos_t, sin_t),
     }
+}
+
+/// Steps of the fast path's table per quarter turn.
+const FAST_STEPS: usize = 2048;
+
+/// `sin(i·π/4096)` for `i` in `0..=2048` in Q31 (`2^31` is one), each the
+/// Q62 path's value rounded to nearest: within `2^−32 + 2^−43` of the
+/// exact one. `cos(i·π/4096)` is entry `2048 − i`. Built at compile time.
+const SIN_Q31: [u32; FAST_STEPS + 1] = {
+    let mut t = [0u32; FAST_STEPS + 1];
+    let mut i = 0;
+    while i <= FAST_STEPS {
+        // i/2048 quarter turns in Q80.
+        let s = sin_cos_turns_q62((i as u128) << 69).0;
+        t[i] = ((s + (1 << 30)) >> 31) as u32;
+        i += 1;
+    }
+    t
+};
+
+/// `π/2` in Q34 (rounded to nearest).
+const K1_Q34: u64 = ((K1 + (1 << 27)) >> 28) as u64;
+
+/// Half the width, in Q32 steps (`2^−32`), of the band around each
+/// rounding boundary where [`sin_fast`] does not decide: its value is
+/// within 5 steps of the exact one (see there) and the Q62 path's within
+/// `2^−11`, so outside the band both round to the same Q16.16 value.
+const FAST_MARGIN: u64 = 16;
+
+/// The Q16.16 sine of `w` quarter turns (Q40; bits 40 and 41 are the
+/// quadrant, higher bits are ignored), sign included — the value the Q62
+/// path rounds to — or `None` within [`FAST_MARGIN`] of a rounding
+/// boundary (about one input in 2000), where only the Q62 path decides.
+///
+/// The position in the quarter turn (mirrored in odd quadrants, where the
+/// sine is the cosine of the rest) picks an entry `a` of the 2049-entry
+/// [`SIN_Q31`]; the rest `t` (below `π/4096` rad) gives
+/// `sin(a + t) ≈ sin a·(1 − t²/2) + cos a·t` (the dropped terms are below
+/// `2^−33`), in `u64` arithmetic only. Each rounding (the entries, `t`,
+/// `t²/2`, the result) costs at most one Q32 step: within 5 in all.
+#[inline(always)]
+const fn sin_fast(w: u64) -> Option<i32> {
+    let (v, neg) = sin_q32(w);
+    // The distance to the nearest boundary (k + 1/2)·2^16, shifted by the
+    // margin: below 2·margin iff within the margin.
+    if (v + (1 << 15) + FAST_MARGIN) & 0xFFFF < 2 * FAST_MARGIN {
+        return None;
+    }
+    let r = ((v + (1 << 15)) >> 16) as i32; // <= 2^16
+    Some(if neg { -r } else { r })
+}
+
+/// `|sin|` of `w` quarter turns (as in [`sin_fast`]) in Q32, and whether
+/// the sine is negative.
+#[inline(always)]
+const fn sin_q32(w: u64) -> (u64, bool) {
+    let quadrant = (w >> 40) & 3;
+    let f = w & ((1 << 40) - 1);
+    let g = if quadrant & 1 == 0 { f } else { (1 << 40) - f };
+    let idx = (g >> 29) as usize; // 0..=2048
+    let b = g & ((1 << 29) - 1); // below 2^−11 of a quarter turn, Q40
+    let t = (b * K1_Q34) >> 42; // π/2·b in rad, Q32 (< 2^21.7)
+    let u = (t * t) >> 32; // t², Q32
+    let s = SIN_Q31[idx] as u64;
+    let c = SIN_Q31[FAST_STEPS - idx] as u64;
+    // Q63: s·(1 − t²/2) <= 2^63, c·t < 2^53.
+    let v = (s * ((1 << 32) - (u >> 1)) + c * t) >> 31; // Q32, <= 2^32
+    (v, quadrant >= 2)
+}
+
+/// [`sin_fast`]'s argument for `|x| = mag / 2^16`, plus `quadrants`
+/// quarter turns (1 for the cosine).
+#[inline(always)]
+const fn fast_turns(mag: u32, quadrants: u64) -> u64 {
+    // Q80 >> 40 < 2^55: the quadrant and the top 40 fraction bits.
+    ((quarter_turns_q80(mag) >> 40) as u64) + (quadrants << 40)
+}
+
+/// `sin` through the Q62 path (the fast path's fallback).
+#[cold]
+#[inline(never)]
+const fn sin_exact(raw: i32) -> i32 {
+    q62_to_raw(sin_cos_q62(raw).0)
+}
+
+/// `cos` through the Q62 path (the fast path's fallback).
+#[cold]
+#[inline(never)]
+const fn cos_exact(raw: i32) -> i32 {
+    q62_to_raw(sin_cos_mag_q62(raw.unsigned_abs()).1)
 }
 
 /// `(sin x, cos x)` in Q62 for the raw `x` (sin odd, cos even exactly).
@@ -183,7 +294,11 @@ impl Fpx16_16 {
     #[inline]
     #[must_use]
     pub const fn sin(self) -> Self {
-        Self::from_raw(q62_to_raw(sin_cos_q62(self.to_raw()).0))
+        let raw = self.to_raw();
+        Self::from_raw(match sin_fast(fast_turns(raw.unsigned_abs(), 0)) {
+            Some(r) => neg_if(raw < 0, r),
+            None => sin_exact(raw),
+        })
     }
 
     /// The cosine of `self` radians; the same method and measured bound as
@@ -197,7 +312,11 @@ impl Fpx16_16 {
     #[inline]
     #[must_use]
     pub const fn cos(self) -> Self {
-        Self::from_raw(q62_to_raw(sin_cos_mag_q62(self.to_raw().unsigned_abs()).1))
+        let raw = self.to_raw();
+        Self::from_raw(match sin_fast(fast_turns(raw.unsigned_abs(), 1)) {
+            Some(r) => r,
+            None => cos_exact(raw),
+        })
     }
 
     /// `(sin, cos)` of `self`: bit-identical to the two calls, for the cost
@@ -205,8 +324,17 @@ impl Fpx16_16 {
     #[inline]
     #[must_use]
     pub const fn sin_cos(self) -> (Self, Self) {
-        let (s, c) = sin_cos_q62(self.to_raw());
-        (Self::from_raw(q62_to_raw(s)), Self::from_raw(q62_to_raw(c)))
+        let raw = self.to_raw();
+        let w = fast_turns(raw.unsigned_abs(), 0);
+        let s = match sin_fast(w) {
+            Some(r) => neg_if(raw < 0, r),
+            None => sin_exact(raw),
+        };
+        let c = match sin_fast(w + (1 << 40)) {
+            Some(r) => r,
+            None => cos_exact(raw),
+        };
+        (Self::from_raw(s), Self::from_raw(c))
     }
 
     /// The tangent: the Q62 sine over the Q62 cosine, rounded once to
@@ -333,6 +461,37 @@ mod tests {
 
     fn exact_raw(v: f64) -> f64 {
         v * 65536.0
+    }
+
+    /// The fast path against the Q62 path on 2^18 inputs spread over all
+    /// 2^32 (every input: the all-raws known-answer hashes): the same
+    /// results, and its Q32 value within the 5 steps its margin assumes
+    /// (3 is the largest over every input, measured once exhaustively).
+    #[test]
+    fn the_fast_path_agrees_with_the_q62_path() {
+        let mut undecided = 0;
+        for k in 0..(1u32 << 18) {
+            let raw = k.wrapping_mul(0x9E37_79B9) as i32 ^ (k & 0xFF) as i32;
+            let x = r(raw);
+            let want_s = q62_to_raw(sin_cos_q62(raw).0);
+            let (s, c) = sin_cos_mag_q62(raw.unsigned_abs());
+            let want_c = q62_to_raw(c);
+            assert_eq!(
+                (x.sin().to_raw(), x.cos().to_raw()),
+                (want_s, want_c),
+                "{raw}"
+            );
+            assert_eq!(x.sin_cos(), (r(want_s), r(want_c)), "{raw}");
+            for (q, exact) in [(0, s), (1, c)] {
+                let w = fast_turns(raw.unsigned_abs(), q);
+                let (v, neg) = sin_q32(w);
+                let signed = if neg { -(v as i64) } else { v as i64 };
+                assert!((signed - (exact >> 30)).abs() <= 5, "{raw}");
+                undecided += u32::from(sin_fast(w).is_none());
+            }
+        }
+        // About one in 2000 (33 of 65536 Q32 positions per step).
+        assert!(undecided < 1 << 10, "{undecided}");
     }
 
     #[test]

@@ -39,21 +39,47 @@ pub(crate) fn isqrt_round_u64(n: u64) -> u64 {
     if n - s * s > s { s + 1 } else { s }
 }
 
+/// `2^52` in binary64: a non-negative value below `2^52` plus this is
+/// rounded to an integer, which the sum's low mantissa bits then hold.
+pub(crate) const ROUND_TO_INTEGER: f64 = 4_503_599_627_370_496.0;
+
 /// `round(sqrt(n))` for `n <= 2^62` (result `<= 2^31`), seeded by the
 /// hardware's binary64 square root and decided in integers.
 ///
 /// `r` is the nearest root iff `r² − r < n <= r² + r` (for `r >= 1`; `0`
 /// iff `n = 0`): `(2r − 1)² < 4n < (2r + 1)²` divided by 4, with the
-/// quarter dropped because both sides are integers. The seed
-/// `round(sqrt(n as f64))` is within one of the answer (see
-/// [`isqrt_floor_u64`]); the two comparisons, one product, move it there,
-/// so the integers decide every bit. `n <= 2^62` keeps `r² + r` in `u64`
-/// and `n` exact in the `i64` conversion.
+/// quarter dropped because both sides are integers; i.e. iff
+/// `0 <= r² + r − n < 2r`: one product and one comparison. The seed,
+/// `sqrt(n as f64)` rounded to an integer by adding `2^52`, is within
+/// one of the answer (the float's error is below `2^−21` for every `n`,
+/// `2^−29` for `n < 2^53`), and is the answer unless the exact root lies
+/// closer than that error to a half: never for `n < 2^47` (the `sqrt` of
+/// every Q16.16 value: such a root is never within `2^−26` of a half),
+/// for about one in `2^21` of the larger `n`. The comparison accepts the
+/// seed; one it rejects (that, or a platform whose float rounds
+/// differently) goes through the exact search of [`isqrt_round_search`],
+/// so the integers decide every bit on every platform. `n <= 2^62` keeps
+/// `r² + r` in `u64` and `n` exact in the `i64` conversion.
 #[inline]
 #[must_use]
 pub(crate) fn isqrt_round_u62(n: u64) -> u64 {
     debug_assert!(n <= 1 << 62, "n = {n}");
-    let mut r = ((n as i64 as f64).sqrt() + 0.5) as u64;
+    let seed = ((n as i64 as f64).sqrt() + ROUND_TO_INTEGER).to_bits();
+    let r = seed.wrapping_sub(ROUND_TO_INTEGER.to_bits()).min(1 << 31);
+    // r² + r − n, wrapped: below 2r iff r is the nearest root (r >= 1).
+    let d = (r * r + r).wrapping_sub(n);
+    if d < 2 * r || (r | n) == 0 {
+        r
+    } else {
+        isqrt_round_search(n, r)
+    }
+}
+
+/// [`isqrt_round_u62`] from any guess `r <= 2^31`: steps toward the
+/// nearest root, each step one of the same exact comparisons.
+#[cold]
+#[inline(never)]
+fn isqrt_round_search(n: u64, mut r: u64) -> u64 {
     while r > 0 && r * r - r >= n {
         r -= 1;
     }
@@ -140,6 +166,22 @@ mod tests {
         }
         for n in samples {
             assert_eq!(isqrt_round_u62(n), isqrt_round_u64(n), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn the_search_corrects_any_seed() {
+        for n in [0u64, 1, 2, 3, 1000, 1 << 30, (1 << 62) - 1, 1 << 62] {
+            let want = isqrt_round_u64(n);
+            // Far seeds only where the search's steps stay few.
+            let far = if want < 1 << 16 {
+                [want / 2, want * 2 + 5]
+            } else {
+                [want; 2]
+            };
+            for seed in [[want.saturating_sub(3), (want + 3).min(1 << 31)], far].concat() {
+                assert_eq!(isqrt_round_search(n, seed), want, "{n}");
+            }
         }
     }
 

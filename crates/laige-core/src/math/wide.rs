@@ -8,7 +8,7 @@
 //! `Vec2::distance_wide`, `Vec2::normalize_wide` (and the `Vec3` forms).
 
 use super::fixed::Fpx16_16;
-use super::isqrt::{isqrt_round_u62, isqrt_round_u64, isqrt_round_u128};
+use super::isqrt::{ROUND_TO_INTEGER, isqrt_round_u62, isqrt_round_u128};
 
 /// The largest sum of squared raws whose rounded root still fits in `MAX`:
 /// `round(sqrt(n)) <= 2^31 − 1` iff `n < (2^31 − 1/2)²`, i.e.
@@ -63,45 +63,98 @@ pub(crate) fn distance_wide<const N: usize>(a: [Fpx16_16; N], b: [Fpx16_16; N]) 
 /// result is unique. Vectors of any length — tiny or longer than `MAX` —
 /// get a unit direction to within half a raw step per component. The zero
 /// vector (and only it: the sum is exact) gives the zero vector.
+///
+/// How: for every `Vec2` and `Vec3` (their sums fit `u64`) a binary64
+/// quotient proposes each component and the exact comparisons of
+/// [`is_nearest_quotient`] accept it — two `u64 × u64 → u128` products, no
+/// division. The float only proposes: a proposal the integers reject (the
+/// quotient within about `2^−34` of a half, or a platform's float gone
+/// astray) is settled by [`nearest_quotient`], the exact search, so the
+/// result is the same on every platform.
 #[inline]
 pub(crate) fn normalize_wide<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] {
-    let sum = sum_of_squares(c.map(|x| i64::from(x.to_raw())));
+    // The sum in u64 (each square <= 2^62): it overflows only with four or
+    // more components near MIN/MAX.
+    let mut sum: u64 = 0;
+    for x in c {
+        let mag = u64::from(x.to_raw().unsigned_abs());
+        match sum.checked_add(mag * mag) {
+            Some(s) => sum = s,
+            None => return normalize_huge(c),
+        }
+    }
     if sum == 0 {
         return [Fpx16_16::ZERO; N];
     }
-    // An approximate scaled root: L = round(sqrt(sum · 4^k)) ≈ |v|·2^k with
-    // at least 31 significant bits, so `|c|·2^(16+k) / L` is within one of
-    // the answer and the exact fix-up below moves at most a step or two.
-    let (len, k) = if sum <= u128::from(u64::MAX) {
-        let bits = 128 - sum.leading_zeros(); // 1..=64
-        let k = (64 - bits) / 2;
-        (isqrt_round_u64((sum as u64) << (2 * k)), k)
-    } else {
-        // Only reachable with N >= 4; L >= 2^32 is precise already.
-        (u64::try_from(isqrt_round_u128(sum)).unwrap_or(u64::MAX), 0)
-    };
+    // 2^16 / sqrt(sum) in binary64: within a relative 2^−51 of the exact
+    // value (three roundings), so `mag · scale` (one more) is within
+    // 2^−34 of the exact quotient `mag · 2^16 / sqrt(sum)` (<= 2^16).
+    let scale = 65536.0 / (sum as f64).sqrt();
     c.map(|x| {
         let mag = u64::from(x.to_raw().unsigned_abs());
-        // |c| <= |v| < 2^(bits/2), so |c|·2^(16+k) < 2^49: no overflow
-        // (and 16 + k <= 47, a valid shift).
-        let approx = ((mag << (16 + k)) + len / 2) / len.max(1);
-        let r = nearest_quotient(mag, sum, approx);
+        // The quotient rounded to an integer (adding 2^52 rounds it); for
+        // a wild float, anything, which the comparisons then reject.
+        let guess = (mag as i64 as f64 * scale + ROUND_TO_INTEGER)
+            .to_bits()
+            .wrapping_sub(ROUND_TO_INTEGER.to_bits());
+        let r = if is_nearest_quotient(mag, sum, guess) {
+            guess
+        } else {
+            nearest_quotient(mag, u128::from(sum), guess)
+        };
         let r = r as i32; // r <= 2^16
         Fpx16_16::from_raw(if x.to_raw() < 0 { -r } else { r })
     })
 }
 
-/// The integer `r` nearest to `mag·2^16 / sqrt(sum)`, starting from a
+/// Whether `r` is the integer nearest to `mag·2^16 / sqrt(sum)`:
+/// `(2r − 1)²·sum < 4·mag²·2^32 < (2r + 1)²·sum` (for `r = 0` only the
+/// right side), exactly: with `(2r ± 1)² = 4r² + 1 ± 4r`, one square and
+/// two `u64 × u64 → u128` products. Any `r > 2^16 + 1` is rejected without
+/// a product (the quotient is at most `2^16`), which keeps `(2r + 1)² <
+/// 2^35` and every product below `2^99`.
+#[inline(always)]
+fn is_nearest_quotient(mag: u64, sum: u64, r: u64) -> bool {
+    if r > (1 << 16) + 1 {
+        return false;
+    }
+    let target = u128::from(mag * mag) << 34; // 4·mag²·2^32, mag <= 2^31
+    let mid = 4 * r * r + 1;
+    let hi = u128::from(mid + 4 * r) * u128::from(sum);
+    let lo = u128::from(mid - 4 * r) * u128::from(sum); // (2r − 1)², 1 at r = 0
+    target < hi && (r == 0 || lo < target)
+}
+
+/// [`normalize_wide`] for sums beyond `u64` (four or more components near
+/// `MIN`/`MAX`): an integer root of the exact `u128` sum seeds the exact
+/// search.
+#[cold]
+#[inline(never)]
+fn normalize_huge<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] {
+    let sum = sum_of_squares(c.map(|x| i64::from(x.to_raw())));
+    // L = round(sqrt(sum)) >= 2^32 is precise already: |c|·2^16 / L is
+    // within one of the answer.
+    let len = u64::try_from(isqrt_round_u128(sum)).unwrap_or(u64::MAX);
+    c.map(|x| {
+        let mag = u64::from(x.to_raw().unsigned_abs());
+        let approx = ((mag << 16) + len / 2) / len;
+        let r = nearest_quotient(mag, sum, approx) as i32; // r <= 2^16
+        Fpx16_16::from_raw(if x.to_raw() < 0 { -r } else { r })
+    })
+}
+
+/// The integer `r` nearest to `mag·2^16 / sqrt(sum)`, starting from any
 /// guess: `r` is nearest iff `(2r − 1)²·sum < 4·mag²·2^32 < (2r + 1)²·sum`
 /// (the middle is never equal to either side: see `normalize_wide`).
 /// `4·mag²·2^32 <= 2^96` fits `u128`; the products with `sum` saturate
 /// (only conceivable for absurdly long arrays) without changing the answer.
-#[inline]
+#[cold]
+#[inline(never)]
 fn nearest_quotient(mag: u64, sum: u128, guess: u64) -> u64 {
     let target = (u128::from(mag) * u128::from(mag)) << 34; // 4·mag²·2^32
     let mut r = guess.min(1 << 17);
-    // Moves toward the answer one step at a time; the guess is within a
-    // step or two of it, and each step strictly approaches it.
+    // Moves toward the answer one step at a time; each step strictly
+    // approaches it (the guesses given here are within a step or two).
     // Saturating products keep both comparisons right for any N: a
     // saturated product exceeds every possible target.
     while r > 0 && u128::from(2 * r - 1).pow(2).saturating_mul(sum) >= target {
@@ -116,6 +169,7 @@ fn nearest_quotient(mag: u64, sum: u128, guess: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::isqrt::isqrt_round_u64;
 
     fn r(raw: i32) -> Fpx16_16 {
         Fpx16_16::from_raw(raw)
@@ -171,6 +225,31 @@ mod tests {
         assert_eq!(distance_wide(a, b), i(25000));
         assert_eq!(distance_wide(b, a), i(25000));
         assert_eq!(distance_wide(a, a), Fpx16_16::ZERO);
+    }
+
+    /// The acceptance test and the exact search agree: from any guess the
+    /// search lands on the one `r` the comparisons accept, and they reject
+    /// its neighbours (the fallback a rejected float proposal takes).
+    #[test]
+    fn the_exact_search_settles_any_rejected_proposal() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..100 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (a, b) = ((x >> 33) as i64, (x as u32 >> 1 >> (x % 31)) as i64);
+            let sum = (a * a + b * b) as u64;
+            if sum == 0 {
+                continue;
+            }
+            let mag = a as u64;
+            for guess in [0, 1, 1 << 15, 1 << 16, (1 << 16) + 1, 1 << 17, u64::MAX] {
+                let r = nearest_quotient(mag, u128::from(sum), guess);
+                assert!(is_nearest_quotient(mag, sum, r), "{a} {b} {guess}");
+                assert!(!is_nearest_quotient(mag, sum, r + 1), "{a} {b}");
+                assert!(r == 0 || !is_nearest_quotient(mag, sum, r - 1), "{a} {b}");
+            }
+        }
     }
 
     #[test]
