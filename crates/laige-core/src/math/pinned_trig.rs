@@ -36,7 +36,8 @@ impl Fp32Pinned {
     /// operations, written without its chain of range branches (see
     /// [`quadrant_and_remainder`]); larger inputs, `±inf` and NaN call
     /// `libm::sinf` itself. `tests/math_pinned_trig_libm.rs` checks every
-    /// one of the 2^32 inputs against `libm::sinf`.
+    /// input of the computed range (and a band above it) against
+    /// `libm::sinf`.
     #[inline]
     #[must_use]
     pub fn sin(self) -> Self {
@@ -290,7 +291,7 @@ mod tests {
     /// Every range edge of the reduction (a few ulp either side, both
     /// signs) and 2^16 inputs spread over all 2^32: the same bits as
     /// `libm::sinf`/`cosf` (the heavy `tests/math_pinned_trig_libm.rs`
-    /// checks every input).
+    /// checks every input below the libm limit).
     #[test]
     fn sin_and_cos_are_libm_bit_for_bit() {
         let edges = [TINY_LIMIT, SMALL_LIMIT, MEDIUM_LIMIT, 0x7F80_0000]
