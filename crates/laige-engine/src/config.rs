@@ -50,23 +50,15 @@ use std::io::Read;
 use std::path::Path;
 
 use laige_core::diag::{LogFormat, SubscriberConfig};
-use laige_core::{Error, ErrorCode, EventId, MathBackend};
+use laige_core::{Error, ErrorCode, MathBackend};
 use laige_render::FrameClockConfig;
 use laige_sim::GameLoopOptions;
 use serde::Deserialize;
 
 use crate::config_toml;
-
-/// `config/read_failed`: the config file could not be read.
-pub const CONFIG_READ_FAILED: EventId = EventId::new("config", "read_failed");
-/// `config/window_invalid`: a window size or title is not accepted.
-pub const WINDOW_INVALID: EventId = EventId::new("config", "window_invalid");
-
-/// `config/log_format_invalid`: `log.format` is not `compact` or `json`.
-pub const LOG_FORMAT_INVALID: EventId = EventId::new("config", "log_format_invalid");
-
-/// `config/too_large`: the config text is over [`MAX_CONFIG_BYTES`].
-pub const CONFIG_TOO_LARGE: EventId = EventId::new("config", "too_large");
+use crate::events::{
+    CONFIG_PARSE_FAILED, CONFIG_READ_FAILED, CONFIG_TOO_LARGE, LOG_FORMAT_INVALID, WINDOW_INVALID,
+};
 
 /// The largest accepted config: 1 MiB. Every key of the file fits in well
 /// under a kilobyte; the cap keeps a wrong path (`/dev/zero`, a log file, a
@@ -309,16 +301,11 @@ impl EngineConfig {
                 .count()
                 + 1;
             laige_core::diag::reported(
-                Error::invalid_argument(
-                    config_toml::CONFIG_PARSE_FAILED,
-                    "path",
-                    &shown,
-                    "UTF-8 text",
-                )
-                .with_detail(format!(
-                    "byte offset {offset} (line {line}) is not UTF-8: byte {:#04x}",
-                    e.as_bytes()[offset]
-                )),
+                Error::invalid_argument(CONFIG_PARSE_FAILED, "path", &shown, "UTF-8 text")
+                    .with_detail(format!(
+                        "byte offset {offset} (line {line}) is not UTF-8: byte {:#04x}",
+                        e.as_bytes()[offset]
+                    )),
             )
         })?;
         Self::from_toml_str(&text, &shown)

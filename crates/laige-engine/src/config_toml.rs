@@ -1,11 +1,9 @@
 //! TOML text → the raw config tree, with errors that point at a line,
 //! a column and a key.
 
-use laige_core::{Error, ErrorCode, EventId};
+use laige_core::{Error, ErrorCode};
 
-/// `config/parse_failed`: the config text is not valid TOML or has the
-/// wrong shape (unknown key, wrong type).
-pub const CONFIG_PARSE_FAILED: EventId = EventId::new("config", "parse_failed");
+use crate::events::CONFIG_PARSE_FAILED;
 
 /// Where a byte offset of `text` is: 1-based line and column (in chars), and
 /// the dotted key path of the assignment on that line, if it is one

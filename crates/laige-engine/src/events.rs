@@ -1,5 +1,6 @@
 //! Every event id laige-engine raises, in one place (the ids are part of
-//! the public contract: the laige-engine crate docs lists when each fires).
+//! the public contract: the laige-engine crate docs lists when each fires):
+//! the run's, then the config's.
 
 use laige_core::EventId;
 
@@ -50,3 +51,19 @@ pub const CALLBACK_PANICKED: EventId = EventId::new("engine", "callback_panicked
 /// broke (the server ended or was killed); field `DISPLAY`. The run ends
 /// like a render failure: exit code 4, through the ordered shutdown.
 pub const DISPLAY_LOST: EventId = EventId::new("engine", "display_lost");
+
+/// `config/read_failed` (Io): the config file could not be read.
+pub const CONFIG_READ_FAILED: EventId = EventId::new("config", "read_failed");
+/// `config/parse_failed` (InvalidArgument): the config text is not valid
+/// TOML or has the wrong shape (unknown key, wrong type); the error names
+/// the line, the column and the key.
+pub const CONFIG_PARSE_FAILED: EventId = EventId::new("config", "parse_failed");
+/// `config/too_large` (InvalidArgument): the config text is over
+/// [`MAX_CONFIG_BYTES`](crate::config::MAX_CONFIG_BYTES).
+pub const CONFIG_TOO_LARGE: EventId = EventId::new("config", "too_large");
+/// `config/window_invalid` (InvalidArgument): a window size or title is
+/// not accepted.
+pub const WINDOW_INVALID: EventId = EventId::new("config", "window_invalid");
+/// `config/log_format_invalid` (InvalidArgument): `log.format` is not
+/// `compact` or `json`.
+pub const LOG_FORMAT_INVALID: EventId = EventId::new("config", "log_format_invalid");

@@ -102,7 +102,6 @@ mod x11_loss;
 
 pub use builder::{Engine, EngineBuilder};
 pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
-pub use config_toml::CONFIG_PARSE_FAILED;
 pub use frame::{FPS_WINDOW, Frame, RunStats};
 pub use game::{Control, EngineScalar, Game, GameWrapper, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
 pub use options::{

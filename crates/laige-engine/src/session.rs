@@ -24,7 +24,8 @@
 //! Errors are logged once, where the session decides what they mean: a
 //! failing tick as `engine/system_failed`, a failing render side as
 //! `engine/render_failed` (at shutdown, when the render thread's error is
-//! collected), a failed setup as `engine/setup_failed`; each is then
+//! collected), a failed setup as `engine/setup_failed` unless the part that
+//! rejected an argument already warned it; each is then
 //! carried in the report (or returned) and not logged again. Errors the
 //! engine only passes back to its caller before a run starts are logged,
 //! if at all, where they are made.
@@ -32,6 +33,7 @@
 // det-allow-file(wall-clock): the engine reads `SteadyClock` for the run report's wall times only (diagnostics, never sim state)
 
 use laige_core::clock::{MonotonicClock, SteadyClock};
+use laige_core::diag::{self, Severity};
 use laige_core::{Error, ErrorCode, MathBackend, Result, event};
 use laige_render::gl::Sprite;
 use laige_render::{FrameDescriptor, FrameStats};
@@ -68,11 +70,25 @@ pub(crate) fn build_world<G: Game, S: EngineScalar>(
     Ok(world)
 }
 
-/// A failed setup ends the run before it starts: logged once here, as
-/// `engine/setup_failed` naming the error, which is then returned.
+/// A failed setup ends the run before it starts; the error is returned and
+/// logged once. A rejected argument was already logged where it was
+/// rejected (laige-sim warns each rejection under the error's own id, as the
+/// game loop's options must by their contract): it is not logged again.
+/// Any other error (the game's own, one returned unlogged) is logged here,
+/// as `engine/setup_failed` naming it.
 fn setup_failed(err: Error) -> Error {
-    event!(Warn, events::SETUP_FAILED, error = %err);
+    if !warned(&err) {
+        event!(Warn, events::SETUP_FAILED, error = %err);
+    }
     err
+}
+
+/// Whether a Warn under `err`'s id was reported in this process, emitted
+/// or counted by the rate limiter: the layer that made the error logged it
+/// (an id is one that its owner reports or one that it never does).
+fn warned(err: &Error) -> bool {
+    let stats = diag::rate_stats(err.id(), Severity::Warn);
+    stats.emitted + stats.suppressed > 0
 }
 
 /// The network session a run is one peer of, made from the built world

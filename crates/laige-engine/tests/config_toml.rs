@@ -125,7 +125,7 @@ fn empty_title_bad_format_and_bad_filter() {
 fn unknown_keys_are_rejected_with_line_and_column() {
     let e = err("[loop]\ntick_rate_hz = 60\ntick_rte = 3\n");
     assert_eq!(e.code(), ErrorCode::InvalidArgument);
-    assert_eq!(e.id(), laige_engine::CONFIG_PARSE_FAILED);
+    assert_eq!(e.id(), laige_engine::events::CONFIG_PARSE_FAILED);
     insta::assert_snapshot!(e.to_string());
     let e = err("[rendering]\nvsync = true\n");
     insta::assert_snapshot!(e.to_string());

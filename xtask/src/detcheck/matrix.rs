@@ -438,19 +438,48 @@ pub fn runner(triple: &str) -> anyhow::Result<Option<Vec<String>>> {
     Ok(Some(words))
 }
 
+/// The profile of the math suites: the release profile (opt-level 3, what
+/// a game ships) with the test profile's debug assertions and overflow
+/// checks, which the suite relies on (its properties prove that no
+/// fixed-point op overflows only where an overflow panics). The host-side
+/// artifacts (proc macros, build scripts) keep the release profile's
+/// settings, so that they are the release scenario builds' own in
+/// [`detcheck_dir`]. The same settings as the `test-opt` profile of
+/// `cargo xtask test`'s heavy tests, under the release profile's name for
+/// that sharing.
+pub const MATH_SUITE_PROFILE: &[(&str, &str)] = &[
+    ("CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS", "true"),
+    ("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "true"),
+    (
+        "CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_DEBUG_ASSERTIONS",
+        "false",
+    ),
+    (
+        "CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_OVERFLOW_CHECKS",
+        "false",
+    ),
+];
+
+/// The flags the table shows for a math suite.
+pub const MATH_SUITE_FLAGS: &str = "opt 3, debug-assertions, overflow-checks";
+
 /// The laige-core math test suite for the cross targets `triples`: the
 /// unit tests of `math::` and every `tests/math_*.rs` (the heavy
-/// `#[ignore]`d ones excepted), run by cargo through each target's
-/// runner. With `no_run`, one command builds the suites of every triple;
-/// otherwise there is a library and a test-file command per triple.
+/// `#[ignore]`d ones excepted), built in [`MATH_SUITE_PROFILE`] and run by
+/// cargo through each target's runner. With `no_run`, one command builds
+/// the suites of every triple; otherwise there is a library and a
+/// test-file command per triple.
 pub fn math_suite(triples: &[&str], no_run: bool) -> Vec<Command> {
     let base = |c: &mut Command, triples: &[&str]| {
-        c.args(["test", "-p", "laige-core"]);
+        c.args(["test", "--release", "-p", "laige-core"]);
         for t in triples {
             c.args(["--target", t]);
         }
         c.arg(if no_run { "--no-run" } else { "--no-fail-fast" });
         c.env("CARGO_TARGET_DIR", detcheck_dir());
+        for (k, v) in MATH_SUITE_PROFILE {
+            c.env(k, v);
+        }
         // A property failing on a target whose floats are not binary32
         // (x87) must not write a regression seed into the source tree.
         c.env("PROPTEST_DISABLE_FAILURE_PERSISTENCE", "1");

@@ -21,7 +21,9 @@
 //! user mode, i686 (SSE2) and i586 (x87) natively, wasm32-wasip1 under
 //! Node's WASI — the emulated ones on the short scenario (the first 20 000
 //! ticks, same checkpoints), and each of them also runs the laige-core
-//! math test suite through cargo's target runner. Equal runs on any two
+//! math test suite through cargo's target runner, built at the release
+//! opt-level with debug assertions and overflow checks
+//! ([`matrix::MATH_SUITE_PROFILE`]). Equal runs on any two
 //! targets must also have recorded byte-identical replays.
 //!
 //! A negative control runs too: the release binary with `--perturb` (one
@@ -266,7 +268,7 @@ fn run_job(variants: &[Variant], job: &Job) -> Done {
         for mut c in matrix::math_suite(&[triple], false) {
             outcome = run_suite(
                 &mut c,
-                &format!("cargo test -p laige-core --target {triple}"),
+                &format!("cargo test --release -p laige-core --target {triple}"),
                 !v.target.pinned_exact,
                 &mut sum,
             );
@@ -405,7 +407,7 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
         rows.push(Row {
             target: v.target.name.to_owned(),
             build: "math test suite".to_owned(),
-            flags: "cargo test -p laige-core".to_owned(),
+            flags: matrix::MATH_SUITE_FLAGS.to_owned(),
             backend: "-".to_owned(),
             final_hash: None,
             verdict,

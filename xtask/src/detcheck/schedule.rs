@@ -172,11 +172,11 @@ fn weight(variants: &[Variant], j: &Job) -> u8 {
 }
 
 /// Runs `c` (a cargo command with `--message-format=json*`), calling
-/// `artifact(executable path, elapsed seconds)` for each executable it
-/// reports, as it reports it; whether cargo succeeded.
+/// `artifact(executable path, elapsed seconds, its profile)` for each
+/// executable it reports, as it reports it; whether cargo succeeded.
 fn cargo_json(
     mut c: Command,
-    mut artifact: impl FnMut(PathBuf, f64, bool),
+    mut artifact: impl FnMut(PathBuf, f64, &serde_json::Value),
 ) -> anyhow::Result<std::process::ExitStatus> {
     let t = Instant::now();
     let mut child = c.stdout(Stdio::piped()).spawn().context("starting cargo")?;
@@ -190,8 +190,11 @@ fn cargo_json(
                 continue;
             }
             if let Some(exe) = msg["executable"].as_str() {
-                let test = msg["profile"]["test"].as_bool().unwrap_or(false);
-                artifact(PathBuf::from(exe), t.elapsed().as_secs_f64(), test);
+                artifact(
+                    PathBuf::from(exe),
+                    t.elapsed().as_secs_f64(),
+                    &msg["profile"],
+                );
             }
         }
     }
@@ -280,7 +283,7 @@ fn build_steps(
                 } else {
                     String::new()
                 };
-                let status = cargo_json(first.command(&triples)?, |exe, secs, _| {
+                let status = cargo_json(first.command(&triples)?, |exe, secs, _profile| {
                     // The variant whose binary this is: the only one, or
                     // the cross target named in the path.
                     let Some(&i) = members.iter().find(|&&i| {
@@ -327,39 +330,55 @@ fn build_steps(
                     .filter_map(|&i| variants[i].target.triple)
                     .collect();
                 let mut last = vec![0.0_f64; triples.len()];
+                // Per triple, a test executable built without the suite's
+                // profile settings (they did not take effect).
+                let mut unoptimized: Vec<Option<String>> = vec![None; triples.len()];
                 let mut status = None;
                 for c in matrix::math_suite(&triples, true) {
-                    status = Some(cargo_json(c, |exe, secs, test| {
+                    status = Some(cargo_json(c, |exe, secs, profile| {
+                        let test = profile["test"].as_bool().unwrap_or(false);
                         if let Some(k) = triples
                             .iter()
                             .position(|t| test && exe.components().any(|c| c.as_os_str() == *t))
                         {
                             last[k] = secs;
+                            if !suite_profile_applied(profile) {
+                                unoptimized[k] = Some(format!(
+                                    "{} was built with {profile} instead of {}",
+                                    exe.display(),
+                                    matrix::MATH_SUITE_FLAGS
+                                ));
+                            }
                         }
                     })?);
                 }
                 let ok = status.is_some_and(|s| s.success());
                 for (k, t) in triples.iter().enumerate() {
-                    suite_built[k] = if ok {
-                        Ok(last[k])
-                    } else {
-                        Err(format!(
+                    suite_built[k] = match (ok, unoptimized[k].take()) {
+                        (true, None) => Ok(last[k]),
+                        (true, Some(why)) => Err(format!("BUILD FLAGS NOT APPLIED: {why}")),
+                        (false, _) => Err(format!(
                             "cargo test --no-run failed ({})",
                             status.map_or_else(|| "-".to_owned(), |s| s.to_string())
-                        ))
+                        )),
                     };
                     p.step(&format!(
                         "built {t} math test suite in {:.1} s (one cargo build of {} targets' suites){}",
                         last[k],
                         triples.len(),
-                        if ok { "" } else { ": FAILED" }
+                        match &suite_built[k] {
+                            Ok(_) => String::new(),
+                            Err(e) => format!(": FAILED: {e}"),
+                        }
                     ));
                 }
                 if ok {
                     shared.push(
                         suites
                             .iter()
-                            .map(|&i| Job {
+                            .zip(&*suite_built)
+                            .filter(|(_, b)| b.is_ok())
+                            .map(|(&i, _)| Job {
                                 variant: i,
                                 args: Vec::new(),
                                 kind: Kind::MathSuite,
@@ -371,4 +390,13 @@ fn build_steps(
         }
     }
     Ok(started.elapsed().as_secs_f64())
+}
+
+/// Whether a test executable's profile (cargo's `profile` of its
+/// `compiler-artifact` message) is the math suites' one: opt-level 3 with
+/// debug assertions and overflow checks.
+pub(super) fn suite_profile_applied(profile: &serde_json::Value) -> bool {
+    profile["opt_level"] == "3"
+        && profile["debug_assertions"] == true
+        && profile["overflow_checks"] == true
 }

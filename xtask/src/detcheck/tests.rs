@@ -1,6 +1,7 @@
 use super::known::{self, Answer, Known, with_short};
 use super::matrix::{self, SHORT_TICKS, TARGETS};
 use super::output::{self, BuildLine, ReplayField, RunLine};
+use super::schedule::suite_profile_applied;
 use super::verdict::{Expect, Row, Verdict, first_diff, judge, judge_control, table};
 use super::{failed_tests, known_path, pairs, tests_passed};
 use crate::run::root;
@@ -486,4 +487,35 @@ fn runners_come_from_the_cargo_config() {
     for t in TARGETS.iter().filter_map(|t| t.triple) {
         assert!(config.contains(&format!("[target.{t}]")), "{t}");
     }
+}
+
+#[test]
+fn the_math_suites_build_and_run_at_the_release_opt_level_with_checks() {
+    let s390x = "s390x-unknown-linux-gnu";
+    let commands = matrix::math_suite(&[s390x, "wasm32-wasip1"], true)
+        .into_iter()
+        .chain(matrix::math_suite(&[s390x], false));
+    for c in commands {
+        let args: Vec<_> = c.get_args().map(|a| a.to_string_lossy()).collect();
+        assert!(args.iter().any(|a| a == "--release"), "{args:?}");
+        let envs: Vec<_> = c.get_envs().collect();
+        for (k, v) in matrix::MATH_SUITE_PROFILE {
+            assert!(
+                envs.iter()
+                    .any(|(ek, ev)| ek == k && ev.is_some_and(|ev| ev == *v)),
+                "{k}={v} missing from {envs:?}"
+            );
+        }
+    }
+    // The build checks each test executable's profile as cargo reports it.
+    let profile = |opt: &str, da: bool, oc: bool| {
+        serde_json::json!({
+            "opt_level": opt, "debuginfo": 1, "debug_assertions": da,
+            "overflow_checks": oc, "test": true
+        })
+    };
+    assert!(suite_profile_applied(&profile("3", true, true)));
+    assert!(!suite_profile_applied(&profile("0", true, true)));
+    assert!(!suite_profile_applied(&profile("3", false, true)));
+    assert!(!suite_profile_applied(&profile("3", true, false)));
 }

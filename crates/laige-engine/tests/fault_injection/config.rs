@@ -2,10 +2,9 @@
 //! is an error naming the field (or the path), the value (cut at a fixed
 //! length) and what is accepted — read in bounded memory.
 
-use laige_engine::config::{CONFIG_TOO_LARGE, MAX_CONFIG_BYTES};
-use laige_engine::{
-    CONFIG_PARSE_FAILED, Engine, EngineConfig, EngineOptions, NoGame, Pacing, RunLimit,
-};
+use laige_engine::config::MAX_CONFIG_BYTES;
+use laige_engine::events::{CONFIG_PARSE_FAILED, CONFIG_TOO_LARGE};
+use laige_engine::{Engine, EngineConfig, EngineOptions, NoGame, Pacing, RunLimit};
 
 use super::{Scratch, bytes_read};
 

@@ -18,17 +18,8 @@
 //! buffers, which grow only when a frame has more sprites (or more batches)
 //! than any frame before.
 
-use laige_core::{Error, ErrorCode, EventId, Result};
-
-/// A view rectangle that is not finite or has `min >= max`.
-const VIEW_INVALID: EventId = EventId::new("sprite_batcher", "view_invalid");
-/// An interpolation alpha outside `[0, 1]`.
-const ALPHA_INVALID: EventId = EventId::new("sprite_batcher", "alpha_invalid");
-/// Sprites with non-finite geometry were dropped (a rate-limited Warn with
-/// `rejected` and `input`).
-const SPRITE_REJECTED: EventId = EventId::new("sprite_batcher", "sprite_rejected");
-/// More sprites in one frame than [`MAX_SPRITES_PER_FRAME`].
-const TOO_MANY_SPRITES: EventId = EventId::new("sprite_batcher", "too_many_sprites");
+use crate::events::{BATCH_ALPHA_INVALID, BATCH_VIEW_INVALID, SPRITE_REJECTED, TOO_MANY_SPRITES};
+use laige_core::{Error, ErrorCode, Result};
 
 /// The most sprites one frame may hand the batcher: 2^24 (16,777,216).
 ///
@@ -246,7 +237,7 @@ impl ViewRect {
     pub fn new(min_x: f32, min_y: f32, max_x: f32, max_y: f32) -> Result<Self> {
         if !(min_x.is_finite() && max_x.is_finite()) || min_x >= max_x {
             return Err(Error::invalid_argument(
-                VIEW_INVALID,
+                BATCH_VIEW_INVALID,
                 "view x range",
                 format!("[{min_x}, {max_x}]"),
                 "finite bounds with min_x < max_x",
@@ -254,7 +245,7 @@ impl ViewRect {
         }
         if !(min_y.is_finite() && max_y.is_finite()) || min_y >= max_y {
             return Err(Error::invalid_argument(
-                VIEW_INVALID,
+                BATCH_VIEW_INVALID,
                 "view y range",
                 format!("[{min_y}, {max_y}]"),
                 "finite bounds with min_y < max_y",
@@ -515,7 +506,7 @@ impl SpriteBatcher {
         let alpha = params.alpha;
         if !(0.0..=1.0).contains(&alpha) {
             return Err(Error::invalid_argument(
-                ALPHA_INVALID,
+                BATCH_ALPHA_INVALID,
                 "alpha",
                 alpha,
                 "0.0..=1.0",

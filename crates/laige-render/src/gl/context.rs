@@ -22,31 +22,16 @@ use std::ptr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::events::{
+    CONTEXT_SIZE_INVALID, GL_ERROR, MAKE_CURRENT_FAILED, READ_REGION_INVALID, RELEASE_FAILED,
+    SWAP_FAILED, VSYNC_FAILED,
+};
 use glow::HasContext;
 use glutin::context::{NotCurrentContext, PossiblyCurrentContext};
 use glutin::prelude::{GlSurface, NotCurrentGlContext, PossiblyCurrentGlContext};
 use glutin::surface::{PbufferSurface, Surface, SwapInterval, WindowSurface};
-use laige_core::{Error, ErrorCode, EventId, Result};
+use laige_core::{Error, ErrorCode, Result};
 use winit::window::Window;
-
-/// A platform call creating the context, its surface or its framebuffer
-/// failed (`ErrorCode::Failed`), or the platform lacks EGL, a matching
-/// config or OpenGL 3.3 core (`ErrorCode::Unsupported`).
-pub(crate) const CREATE_FAILED: EventId = EventId::new("gl_context", "create_failed");
-/// A target size outside the accepted range.
-pub(crate) const SIZE_INVALID: EventId = EventId::new("gl_context", "size_invalid");
-/// `eglMakeCurrent`/`glXMakeCurrent` failed while binding.
-pub(crate) const MAKE_CURRENT_FAILED: EventId = EventId::new("gl_context", "make_current_failed");
-/// Releasing (make-not-current) failed.
-pub(crate) const RELEASE_FAILED: EventId = EventId::new("gl_context", "release_failed");
-/// The buffer swap failed.
-pub(crate) const SWAP_FAILED: EventId = EventId::new("gl_context", "swap_failed");
-/// Setting the swap interval failed.
-pub(crate) const VSYNC_FAILED: EventId = EventId::new("gl_context", "vsync_failed");
-/// A read-back region or buffer that does not fit the target.
-pub(crate) const READ_REGION_INVALID: EventId = EventId::new("gl_context", "read_region_invalid");
-/// A GL error was raised by a context operation (read-back, resize).
-pub(crate) const GL_ERROR: EventId = EventId::new("gl_context", "gl_error");
 
 /// The largest width or height accepted for a target, in pixels.
 ///
@@ -575,10 +560,12 @@ pub(crate) fn validate_size(width: u32, height: u32, max: u32) -> Result<(NonZer
     let accepted = || format!("1..={max} pixels (the driver's limit, at most {MAX_TARGET_SIZE})");
     let w = NonZeroU32::new(width)
         .filter(|w| w.get() <= max)
-        .ok_or_else(|| Error::invalid_argument(SIZE_INVALID, "width", width, accepted()))?;
+        .ok_or_else(|| Error::invalid_argument(CONTEXT_SIZE_INVALID, "width", width, accepted()))?;
     let h = NonZeroU32::new(height)
         .filter(|h| h.get() <= max)
-        .ok_or_else(|| Error::invalid_argument(SIZE_INVALID, "height", height, accepted()))?;
+        .ok_or_else(|| {
+            Error::invalid_argument(CONTEXT_SIZE_INVALID, "height", height, accepted())
+        })?;
     Ok((w, h))
 }
 

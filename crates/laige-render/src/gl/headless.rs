@@ -102,13 +102,14 @@ mod imp {
 
     use laige_core::{Error, ErrorCode, Result};
 
-    use super::super::context::{BoundSurface, CREATE_FAILED, CurrentGlContext, MAX_TARGET_SIZE};
+    use super::super::context::{BoundSurface, CurrentGlContext, MAX_TARGET_SIZE};
     use super::super::context::{Offscreen, Parts, gl_i32, next_context_id, validate_size};
     use super::{HeadlessConfig, HeadlessSurface};
+    use crate::events::CONTEXT_CREATE_FAILED;
 
     pub(super) fn create(config: &HeadlessConfig) -> Result<CurrentGlContext> {
         let devices = egl::device::Device::query_devices().map_err(|e| {
-            Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+            Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
                 .with_detail(
                     "EGL device enumeration is unavailable \
                          (is libEGL installed, e.g. Debian's libegl1 + libegl-mesa0?)",
@@ -136,7 +137,7 @@ mod imp {
             }
         }
         if tried.is_empty() {
-            return Err(Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+            return Err(Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
                 .with_detail("EGL lists no device"));
         }
         // A device that failed outright (not for lack of support) makes the
@@ -146,19 +147,19 @@ mod imp {
         } else {
             ErrorCode::Unsupported
         };
-        Err(Error::new(code, CREATE_FAILED).with_detail(format!(
+        Err(Error::new(code, CONTEXT_CREATE_FAILED).with_detail(format!(
             "no EGL device gave an OpenGL 3.3 core context: {tried}"
         )))
     }
 
     fn unsupported(detail: &'static str, source: glutin::error::Error) -> Error {
-        Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+        Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
             .with_detail(detail)
             .with_source(source)
     }
 
     fn failed(detail: &'static str, source: glutin::error::Error) -> Error {
-        Error::new(ErrorCode::Failed, CREATE_FAILED)
+        Error::new(ErrorCode::Failed, CONTEXT_CREATE_FAILED)
             .with_detail(detail)
             .with_source(source)
     }
@@ -186,7 +187,7 @@ mod imp {
             .map_err(|e| unsupported("finding an OpenGL EGL config", e))?
             .next()
             .ok_or_else(|| {
-                Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+                Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
                     .with_detail("the device has no EGL config for desktop OpenGL")
             })?;
 
@@ -206,7 +207,7 @@ mod imp {
                     })?,
                     #[allow(unreachable_patterns, reason = "the display is EGL, so is the context")]
                     _ => {
-                        return Err(Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+                        return Err(Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
                             .with_detail("an EGL display created a non-EGL context"));
                     }
                 };
@@ -261,7 +262,7 @@ mod imp {
     pub(crate) fn check_version(gl: &glow::Context) -> Result<()> {
         let v = gl.version();
         if v.is_embedded || (v.major, v.minor) < (3, 3) {
-            return Err(Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+            return Err(Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
                 .with_field("GL_VERSION")
                 .with_value(format!(
                     "{}{}.{}",
@@ -280,7 +281,7 @@ mod imp {
         // validated against the driver's renderbuffer limit.
         unsafe {
             let color = gl.create_renderbuffer().map_err(|e| {
-                Error::new(ErrorCode::Failed, CREATE_FAILED)
+                Error::new(ErrorCode::Failed, CONTEXT_CREATE_FAILED)
                     .with_detail(format!("glGenRenderbuffers: {e}"))
             })?;
             gl.bind_renderbuffer(glow::RENDERBUFFER, Some(color));
@@ -293,7 +294,7 @@ mod imp {
             gl.bind_renderbuffer(glow::RENDERBUFFER, None);
             let fbo = gl.create_framebuffer().map_err(|e| {
                 gl.delete_renderbuffer(color);
-                Error::new(ErrorCode::Failed, CREATE_FAILED)
+                Error::new(ErrorCode::Failed, CONTEXT_CREATE_FAILED)
                     .with_detail(format!("glGenFramebuffers: {e}"))
             })?;
             gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
@@ -309,7 +310,7 @@ mod imp {
                 gl.delete_framebuffer(fbo);
                 gl.delete_renderbuffer(color);
                 return Err(
-                    Error::new(ErrorCode::Failed, CREATE_FAILED).with_detail(format!(
+                    Error::new(ErrorCode::Failed, CONTEXT_CREATE_FAILED).with_detail(format!(
                         "the offscreen framebuffer is incomplete (status 0x{status:04X})"
                     )),
                 );
@@ -323,11 +324,11 @@ mod imp {
 mod imp {
     use laige_core::{Error, ErrorCode, Result};
 
-    use super::super::context::CREATE_FAILED;
     use super::{CurrentGlContext, HeadlessConfig};
+    use crate::events::CONTEXT_CREATE_FAILED;
 
     pub(super) fn create(_config: &HeadlessConfig) -> Result<CurrentGlContext> {
-        Err(Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+        Err(Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
             .with_detail("headless GL needs EGL, which this platform's glutin build does not have"))
     }
 }

@@ -12,12 +12,8 @@
 
 use std::path::Path;
 
+use crate::events::{IMAGE_INVALID, IMAGE_LOAD_FAILED};
 use laige_core::{Error, ErrorCode, EventId, Result, diag};
-
-/// A PNG file could not be read or decoded (the detail says why).
-pub(super) const IMAGE_LOAD_FAILED: EventId = EventId::new("texture", "load_failed");
-/// An image with a zero or too large side, or texels of the wrong length.
-const IMAGE_INVALID: EventId = EventId::new("texture", "image_invalid");
 
 /// The largest image side accepted at load time: 8192 texels.
 ///

@@ -22,27 +22,16 @@
 
 #![allow(unsafe_code, reason = "glow's GL entry points are unsafe FFI")]
 
+use crate::events::{
+    CONTEXT_MISMATCH, RENDERER_CREATE_FAILED, SCALE_INVALID, SHADER_FAILED, TEXTURE_INVALID,
+    TEXTURE_UNKNOWN, TEXTURE_UPLOAD_FAILED,
+};
 use glow::HasContext;
-use laige_core::{Error, ErrorCode, EventId, Result};
+use laige_core::{Error, ErrorCode, Result};
 
 use super::batcher::{Space, SpriteBatcher, SpriteInstance, TextureId, ViewRect};
 use super::context::{CurrentGlContext, gl_i32};
 use super::texture_queue::{PendingTexture, TextureQueue};
-
-/// Compiling or linking the sprite shaders failed (the info log is the detail).
-const SHADER_FAILED: EventId = EventId::new("sprite_renderer", "shader_failed");
-/// Creating a GL object failed.
-const CREATE_FAILED: EventId = EventId::new("sprite_renderer", "create_failed");
-/// The renderer was used with a context it was not created on.
-const CONTEXT_MISMATCH: EventId = EventId::new("sprite_renderer", "context_mismatch");
-/// A batch names a texture this renderer did not issue.
-const TEXTURE_UNKNOWN: EventId = EventId::new("sprite_renderer", "texture_unknown");
-/// A texture upload with a bad size or data length.
-const TEXTURE_INVALID: EventId = EventId::new("sprite_renderer", "texture_invalid");
-/// A queued texture the driver refused (it draws as the white texture).
-const TEXTURE_UPLOAD_FAILED: EventId = EventId::new("sprite_renderer", "texture_upload_failed");
-/// A scale factor that is not finite and positive.
-const SCALE_INVALID: EventId = EventId::new("sprite_renderer", "scale_factor_invalid");
 
 const VERTEX_SHADER: &str = include_str!("shaders/sprite.vert");
 const FRAGMENT_SHADER: &str = include_str!("shaders/sprite.frag");
@@ -693,7 +682,7 @@ fn usize_i32(v: usize) -> i32 {
 }
 
 fn create_failed(what: &'static str, e: String) -> Error {
-    Error::new(ErrorCode::Failed, CREATE_FAILED).with_detail(format!("{what}: {e}"))
+    Error::new(ErrorCode::Failed, RENDERER_CREATE_FAILED).with_detail(format!("{what}: {e}"))
 }
 
 fn compile_program(gl: &glow::Context) -> Result<glow::NativeProgram> {

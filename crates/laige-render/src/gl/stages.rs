@@ -19,7 +19,8 @@
 //! which hold a [`CurrentGlContext`] between `on_start` and `on_stop` — never
 //! need to be `Send`; only the released [`GlContext`] crosses threads.
 
-use laige_core::{Error, ErrorCode, EventId, Result};
+use crate::events::STAGES_NOT_RUNNING;
+use laige_core::{Error, ErrorCode, Result};
 
 use super::batcher::{BatchParams, Sprite, SpriteBatcher};
 use super::context::{CurrentGlContext, GlContext};
@@ -27,10 +28,6 @@ use super::sprite_renderer::{DrawStats, SpriteRenderer, TextureOptions, ViewPoli
 use super::surface::SurfaceSize;
 use super::texture_queue::TextureQueue;
 use crate::{FrameDescriptor, RenderStages};
-
-/// A stage ran while the stages hold no current context (before `on_start`,
-/// after `on_stop`, or after a failed take-over).
-const NOT_RUNNING: EventId = EventId::new("sprite_stages", "not_running");
 
 /// Per-frame decisions of [`SpriteStages`], with static dispatch.
 pub trait SpriteFrameHook {
@@ -231,7 +228,7 @@ impl<H: SpriteFrameHook> SpriteStages<H> {
     }
 
     fn not_running(stage: &'static str) -> Error {
-        Error::new(ErrorCode::InvalidState, NOT_RUNNING)
+        Error::new(ErrorCode::InvalidState, STAGES_NOT_RUNNING)
                 .with_field(stage)
                 .with_detail("the stages hold no current GL context (on_start has not run, failed, or on_stop ran)")
     }

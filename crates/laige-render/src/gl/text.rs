@@ -25,15 +25,13 @@
 
 use std::path::Path;
 
-use laige_core::{Error, ErrorCode, EventId, Result, diag};
+use crate::events::FONT_INVALID;
+use laige_core::{Error, ErrorCode, Result, diag};
 
 use super::batcher::{Space, Sprite, TextureId};
 use super::image::Image;
 use super::sprite_renderer::{TextureFilter, TextureOptions};
 use super::texture_queue::TextureQueue;
-
-/// A font file could not be read or parsed, or a size is out of range.
-const FONT_INVALID: EventId = EventId::new("text", "font_invalid");
 
 /// The first character a font holds (space).
 const FIRST: u32 = 0x20;

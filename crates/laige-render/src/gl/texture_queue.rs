@@ -24,14 +24,12 @@
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use laige_core::{Error, ErrorCode, EventId, Result, diag};
+use crate::events::TEXTURE_QUEUE_FULL;
+use laige_core::{Error, ErrorCode, Result, diag};
 
 use super::batcher::TextureId;
 use super::image::Image;
 use super::sprite_renderer::TextureOptions;
-
-/// More than `u32::MAX` textures were requested from one queue.
-const QUEUE_FULL: EventId = EventId::new("texture", "queue_full");
 
 /// One texture waiting for the render thread.
 #[derive(Debug)]
@@ -108,7 +106,7 @@ impl TextureQueue {
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
             .map_err(|_| {
                 diag::reported(
-                    Error::new(ErrorCode::OutOfRange, QUEUE_FULL)
+                    Error::new(ErrorCode::OutOfRange, TEXTURE_QUEUE_FULL)
                         .with_detail("a texture queue hands out at most u32::MAX - 1 ids"),
                 )
             })?;

@@ -80,9 +80,10 @@ mod imp {
     use winit::event_loop::ActiveEventLoop;
 
     use super::super::context::{
-        BoundSurface, CREATE_FAILED, CurrentGlContext, MAX_TARGET_SIZE, Parts, next_context_id,
+        BoundSurface, CurrentGlContext, MAX_TARGET_SIZE, Parts, next_context_id,
     };
     use super::super::headless::check_version;
+    use crate::events::CONTEXT_CREATE_FAILED;
     use laige_core::{Error, ErrorCode, Result};
 
     use super::WindowedConfig;
@@ -92,7 +93,7 @@ mod imp {
         detail: &'static str,
         source: impl std::error::Error + Send + Sync + 'static,
     ) -> Error {
-        Error::new(code, CREATE_FAILED)
+        Error::new(code, CONTEXT_CREATE_FAILED)
             .with_detail(detail)
             .with_source(source)
     }
@@ -138,7 +139,7 @@ mod imp {
                 }
             })
             .ok_or_else(|| {
-                Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+                Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
                     .with_detail("the display has no OpenGL window config")
             })?;
 
@@ -146,7 +147,7 @@ mod imp {
             .map_err(|e| err(ErrorCode::Failed, "opening the window", e))?;
         let size = window.inner_size();
         let (Some(w), Some(h)) = (NonZeroU32::new(size.width), NonZeroU32::new(size.height)) else {
-            return Err(Error::new(ErrorCode::Failed, CREATE_FAILED)
+            return Err(Error::new(ErrorCode::Failed, CONTEXT_CREATE_FAILED)
                 .with_field("window inner size")
                 .with_value(format!("{}x{}", size.width, size.height))
                 .with_accepted("both sides ≥ 1 pixel"));
@@ -216,14 +217,14 @@ mod imp {
 
     use laige_core::{Error, ErrorCode, Result};
 
-    use super::super::context::CREATE_FAILED;
     use super::{CurrentGlContext, WindowedConfig};
+    use crate::events::CONTEXT_CREATE_FAILED;
 
     pub(super) fn create(
         _event_loop: &ActiveEventLoop,
         _config: WindowedConfig,
     ) -> Result<CurrentGlContext> {
-        Err(Error::new(ErrorCode::Unsupported, CREATE_FAILED)
+        Err(Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
             .with_detail("windowed GL is implemented for X11 and Wayland (Linux/BSD) only"))
     }
 }
