@@ -205,13 +205,23 @@ fn game_ops_sequence<S: SimScalar>() -> u64 {
 }
 
 #[test]
-fn game_ops_sequences_match_the_committed_hashes() {
+fn game_ops_fixed_sequence_matches_the_committed_hash() {
     let fixed = game_ops_sequence::<Fpx16_16>();
+    assert_eq!(
+        fixed, GAME_OPS_FIXED_HASH,
+        "Fpx16_16 game-ops known-answer hash changed: {fixed:#018x}"
+    );
+}
+
+// Apart from the fixed-point one: on a target whose floats are not IEEE
+// binary32 (x87), the pinned-float hash may differ and is recorded there,
+// while the fixed-point hash must still hold.
+#[test]
+fn game_ops_pinned_sequence_matches_the_committed_hash() {
     let pinned = game_ops_sequence::<Fp32Pinned>();
     assert_eq!(
-        (fixed, pinned),
-        (GAME_OPS_FIXED_HASH, GAME_OPS_PINNED_HASH),
-        "game-ops known-answer hashes changed: {fixed:#018x}, {pinned:#018x}"
+        pinned, GAME_OPS_PINNED_HASH,
+        "Fp32Pinned game-ops known-answer hash changed: {pinned:#018x}"
     );
 }
 

@@ -204,8 +204,8 @@ pub struct Suite {
     pub passed: u64,
     pub ignored: u64,
     pub tolerated: Vec<String>,
-    /// The fixed-point known-answer test ran and passed.
-    pub required_ran: bool,
+    /// Each of [`REQUIRED_EVERYWHERE`] ran and passed.
+    pub required_ok: [bool; 2],
 }
 
 /// The names of libtest's `test NAME ... FAILED` lines.
@@ -217,13 +217,21 @@ fn failed_tests(stdout: &str) -> Vec<String> {
         .collect()
 }
 
-/// The math test that must pass on every target: the committed
-/// known-answer hash of the math op sequence on the fixed-point backend.
-const REQUIRED_EVERYWHERE: &str = "fixed_point_sequence_matches_the_committed_hash";
+/// The math tests that must pass on every target: the committed
+/// known-answer hashes of the math op sequence and of the game-ops sequence
+/// on the fixed-point backend.
+const REQUIRED_EVERYWHERE: [&str; 2] = [
+    "fixed_point_sequence_matches_the_committed_hash",
+    "game_ops_fixed_sequence_matches_the_committed_hash",
+];
+
+fn required_everywhere(name: &str) -> bool {
+    REQUIRED_EVERYWHERE.iter().any(|r| name.contains(r))
+}
 
 /// Runs a math suite command. Every failure fails it, except — where
 /// `tolerate` (a target whose floats are not IEEE binary32) — failures of
-/// tests other than [`REQUIRED_EVERYWHERE`], which are recorded.
+/// tests outside [`REQUIRED_EVERYWHERE`], which are recorded.
 fn run_suite(c: &mut Command, what: &str, tolerate: bool, sum: &mut Suite) -> anyhow::Result<()> {
     let o = c.output().with_context(|| format!("starting {what}"))?;
     let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
@@ -231,13 +239,13 @@ fn run_suite(c: &mut Command, what: &str, tolerate: bool, sum: &mut Suite) -> an
     let (passed, ignored) = tests_passed(&stdout);
     sum.passed += passed;
     sum.ignored += ignored;
-    sum.required_ran |= stdout
-        .lines()
-        .any(|l| l == format!("test {REQUIRED_EVERYWHERE} ... ok"));
+    for (k, name) in REQUIRED_EVERYWHERE.iter().enumerate() {
+        sum.required_ok[k] |= stdout.lines().any(|l| l == format!("test {name} ... ok"));
+    }
     let fatal: Vec<&str> = failed
         .iter()
         .map(String::as_str)
-        .filter(|n| !tolerate || n.contains(REQUIRED_EVERYWHERE))
+        .filter(|n| !tolerate || required_everywhere(n))
         .collect();
     if !o.status.success() && (failed.is_empty() || !fatal.is_empty()) {
         let stderr = String::from_utf8_lossy(&o.stderr);
@@ -277,11 +285,18 @@ fn run_job(variants: &[Variant], job: &Job) -> Done {
             }
         }
         let outcome = outcome.and_then(|()| {
-            if sum.required_ran {
+            let missing: Vec<&str> = REQUIRED_EVERYWHERE
+                .iter()
+                .zip(sum.required_ok)
+                .filter(|(_, ok)| !ok)
+                .map(|(name, _)| *name)
+                .collect();
+            if missing.is_empty() {
                 Ok(sum)
             } else {
                 Err(anyhow::anyhow!(
-                    "the suite did not run {REQUIRED_EVERYWHERE} (the fixed-point known answer of the math op sequence)"
+                    "the suite did not pass {} (the fixed-point known answers of the math op sequences)",
+                    missing.join(", ")
                 ))
             }
         });
