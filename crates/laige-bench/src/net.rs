@@ -16,7 +16,7 @@
 //! - `net.rollback.<b>.10k.frame_ms`: the worst-case rollback frame: one
 //!   load, then 8 ticks each followed by a save (GGRS's default window),
 //!   as a P2P session does it: the saves of ticks on the desync interval
-//!   (`laige_net::DESYNC_INTERVAL`, 2 of any 8) also compute the state
+//!   (`laige_net::DESYNC_INTERVAL`, 1 of any 8) also compute the state
 //!   hash and the per-type hashes the checksum folds in.
 //! - `net.type_hash.<b>.10k.pct_of_tick`: every per-type hash of one
 //!   snapshot (what a desync report exchanges per confirmed tick) as a
