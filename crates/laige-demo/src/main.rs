@@ -387,13 +387,9 @@ fn play_back_session(
     entities: u32,
 ) -> laige_engine::Result<Option<u8>> {
     use laige_engine::sim::replay::{ENGINE_VERSION, Replay};
-    let prefix = Replay::read_prefix(path)?;
-    let torn = prefix.is_torn();
-    let (replay, damage) = match prefix.damage {
-        None => (prefix.replay, None),
-        Some(damage) if torn => (prefix.replay, Some(damage)),
-        Some(damage) => return Err(damage),
-    };
+    let (replay, damage) = Replay::read_prefix(path)?.into_playable()?;
+    // Damage is only ever returned for a torn file.
+    let torn = damage.is_some();
     let header = replay.header().clone();
     let mut config = config.clone();
     config.determinism.math = header.backend;

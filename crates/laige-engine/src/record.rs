@@ -702,13 +702,9 @@ impl<G: Game> crate::Engine<G> {
     /// [`run_headless`](Self::run_headless) returns before its start.
     pub fn replay(self, path: impl AsRef<Path>) -> Result<ReplayReport> {
         self.install_log_subscriber()?;
-        let prefix = Replay::read_prefix(path)?;
-        let torn = prefix.is_torn();
-        let (replay, damage) = match prefix.damage {
-            None => (prefix.replay, None),
-            Some(damage) if torn => (prefix.replay, Some(damage)),
-            Some(damage) => return Err(damage),
-        };
+        let (replay, damage) = Replay::read_prefix(path)?.into_playable()?;
+        // Damage is only ever returned for a torn file.
+        let torn = damage.is_some();
         let mut parts = self.parts;
         let (backend, seed) = (replay.header().backend, replay.header().seed);
         parts.config.determinism.math = backend;

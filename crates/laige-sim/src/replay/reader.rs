@@ -116,6 +116,22 @@ impl ReplayPrefix {
             .as_ref()
             .is_some_and(|e| matches!(e.field(), Some("record" | "end_record")))
     }
+
+    /// The records a playback may verify: the whole replay of an intact
+    /// file, or the valid prefix of a torn one together with why it ends
+    /// (the caller reports the run as torn).
+    ///
+    /// # Errors
+    /// The damage itself when it sits inside the file (a bad CRC, a broken
+    /// tick sequence): nothing of such a file is played back.
+    pub fn into_playable(self) -> Result<(Replay, Option<Error>)> {
+        let torn = self.is_torn();
+        match self.damage {
+            None => Ok((self.replay, None)),
+            Some(damage) if torn => Ok((self.replay, Some(damage))),
+            Some(damage) => Err(damage),
+        }
+    }
 }
 
 impl Replay {
