@@ -125,21 +125,28 @@ fn net_figure(out: &str, label: &str) -> u64 {
         .unwrap_or_else(|| panic!("no figure before {label:?} in {line}"))
 }
 
-/// Runs a host and a joiner with `extra` arguments each; both must end
-/// with code 0. Returns their stdout and confirmed-hash files.
-fn play_pair(scratch: &Scratch, extra: &[&str]) -> [(String, BTreeMap<u64, String>); 2] {
+/// Runs a host and a joiner of `ticks` ticks through the faults, each
+/// with `output` (the flag) naming its own file in `files`, plus `extra`;
+/// both must end with code 0. Returns their stdout.
+fn run_pair(
+    scratch: &Scratch,
+    ticks: &str,
+    output: &str,
+    files: [&str; 2],
+    extra: &[&str],
+) -> [String; 2] {
     let port = free_port().to_string();
-    let common = |hashes: &str| -> Vec<String> {
+    let common = |file: &str| -> Vec<String> {
         let mut a: Vec<String> = [
             "--config",
             &scratch.config(),
             "--entities",
             "500",
             "--ticks",
-            RUN_TICKS,
+            ticks,
             "--quiet",
-            "--net-hashes",
-            &scratch.path(hashes).to_string_lossy(),
+            output,
+            &scratch.path(file).to_string_lossy(),
         ]
         .iter()
         .map(|s| (*s).to_owned())
@@ -147,15 +154,28 @@ fn play_pair(scratch: &Scratch, extra: &[&str]) -> [(String, BTreeMap<u64, Strin
         a.extend(FAULTS.iter().chain(extra).map(|s| (*s).to_owned()));
         a
     };
-    let mut host = common("host.txt");
+    let mut host = common(files[0]);
     host.extend(["--net", "host", "--port", &port].map(String::from));
-    let mut join = common("join.txt");
+    let mut join = common(files[1]);
     join.extend(["--net", "join", &format!("127.0.0.1:{port}")].map(String::from));
     let (h, j) = (spawn(&host), spawn(&join));
     let (hc, hout, herr) = finish(h, Duration::from_secs(60));
     let (jc, jout, jerr) = finish(j, Duration::from_secs(10));
     assert_eq!(hc, 0, "host:\n{hout}\n{herr}\njoiner:\n{jout}\n{jerr}");
     assert_eq!(jc, 0, "joiner:\n{jout}\n{jerr}\nhost:\n{hout}\n{herr}");
+    [hout, jout]
+}
+
+/// Runs a host and a joiner with `extra` arguments each; both must end
+/// with code 0. Returns their stdout and confirmed-hash files.
+fn play_pair(scratch: &Scratch, extra: &[&str]) -> [(String, BTreeMap<u64, String>); 2] {
+    let [hout, jout] = run_pair(
+        scratch,
+        RUN_TICKS,
+        "--net-hashes",
+        ["host.txt", "join.txt"],
+        extra,
+    );
     [
         (hout, hashes(&scratch.path("host.txt"))),
         (jout, hashes(&scratch.path("join.txt"))),
@@ -375,34 +395,7 @@ fn bad_network_usage_is_named_in_a_short_message() {
 #[test]
 fn both_players_record_the_session_and_each_record_replays_bit_for_bit() {
     let scratch = Scratch::new("record");
-    let port = free_port().to_string();
-    let common = |record: &str| -> Vec<String> {
-        let mut a: Vec<String> = [
-            "--config",
-            &scratch.config(),
-            "--entities",
-            "500",
-            "--ticks",
-            "400",
-            "--quiet",
-            "--record",
-            &scratch.path(record).to_string_lossy(),
-        ]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-        a.extend(FAULTS.iter().map(|s| (*s).to_owned()));
-        a
-    };
-    let mut host = common("host.lrp");
-    host.extend(["--net", "host", "--port", &port].map(String::from));
-    let mut join = common("join.lrp");
-    join.extend(["--net", "join", &format!("127.0.0.1:{port}")].map(String::from));
-    let (h, j) = (spawn(&host), spawn(&join));
-    let (hc, hout, herr) = finish(h, Duration::from_secs(60));
-    let (jc, jout, jerr) = finish(j, Duration::from_secs(10));
-    assert_eq!(hc, 0, "host:\n{hout}\n{herr}\njoiner:\n{jout}\n{jerr}");
-    assert_eq!(jc, 0, "joiner:\n{jout}\n{jerr}\nhost:\n{hout}\n{herr}");
+    run_pair(&scratch, "400", "--record", ["host.lrp", "join.lrp"], &[]);
     let mut checkpoints = Vec::new();
     for name in ["host.lrp", "join.lrp"] {
         let file = scratch.path(name);
