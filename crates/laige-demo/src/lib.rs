@@ -79,8 +79,8 @@ use laige_engine::{Control, EngineConfig, EngineScalar, Frame, Game, Setup, Worl
 
 pub use args::{Args, EXIT_CODES, NetMode};
 pub use present::{
-    HUD_LAYER, HUD_MARGIN, HUD_PANEL_COLOR, HUD_TEXT_COLOR, HUD_TEXT_SIZE, SPRITE_SIDE, demo_view,
-    hud_rect, hud_text,
+    HUD_HASH_EVERY, HUD_LAYER, HUD_MARGIN, HUD_PANEL_COLOR, HUD_TEXT_COLOR, HUD_TEXT_SIZE, HudHash,
+    SPRITE_SIDE, demo_view, hud_rect, hud_text,
 };
 pub use sim::{
     Attractor, BURST, HALF_EXTENT, MAX_BURSTS, Pilot, PilotInput, Spawner, headless_script,
@@ -111,6 +111,9 @@ pub struct Demo {
     /// Print `laige-demo: first tick` at the first completed tick (the
     /// start-up benchmark's marker).
     pub mark_first_tick: bool,
+    /// The state hash the HUD shows, refreshed every
+    /// [`HUD_HASH_EVERY`] ticks.
+    pub hud_hash: HudHash,
 }
 
 impl Default for Demo {
@@ -119,6 +122,7 @@ impl Default for Demo {
             entities: 10_000,
             progress_every_frames: 60,
             mark_first_tick: false,
+            hud_hash: HudHash::default(),
         }
     }
 }
@@ -178,7 +182,7 @@ impl Game for Demo {
     }
 
     fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
-        present::present::<S>(world, frame);
+        present::present::<S>(world, frame, &mut self.hud_hash);
     }
 
     fn view(&self, config: &EngineConfig) -> ViewRect {

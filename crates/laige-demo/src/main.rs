@@ -87,6 +87,7 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
             u64::from(frame_rate(&config))
         },
         mark_first_tick: args.mark_startup,
+        ..Demo::default()
     };
     let options = options_of(args, &config, entities);
     let report = run_game(args, &config, options, limit_of(args), game, entities)?;
@@ -196,6 +197,7 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
                 u64::from(frame_rate(config))
             },
             mark_first_tick: args.mark_startup,
+            ..Demo::default()
         },
         players: seating.players,
     };
@@ -351,6 +353,7 @@ fn play_back(
         entities,
         progress_every_frames: if quiet { 0 } else { 600 },
         mark_first_tick: false,
+        ..Demo::default()
     };
     if let Some(code) = play_back_session(path, config, entities)? {
         return Ok(code);
@@ -411,6 +414,7 @@ fn play_back_session(
             entities,
             progress_every_frames: 0,
             mark_first_tick: false,
+            ..Demo::default()
         },
         players,
     };

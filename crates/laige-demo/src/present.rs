@@ -30,21 +30,52 @@ pub const HUD_PANEL_COLOR: [f32; 4] = [0.0, 0.0, 0.0, 0.6];
 /// The HUD text's layer; the panel is one below, the world on 0.
 pub const HUD_LAYER: u8 = 255;
 
+/// Ticks between two state hashes the HUD shows: hashing the world costs
+/// O(entities) (about 0.4 ms at 10k), too much for every frame of the
+/// thread that runs the simulation.
+pub const HUD_HASH_EVERY: u64 = 30;
+
+/// The state hash the HUD shows and the tick it is of: taken at the first
+/// frame, then at the first frame of each later block of
+/// [`HUD_HASH_EVERY`] ticks (a frame whose tick is a multiple of it, when
+/// ticks advance one per frame).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HudHash {
+    taken: Option<(u64, u64)>,
+}
+
+impl HudHash {
+    /// `(tick, hash)` for this frame: the held pair, or a fresh one when
+    /// the frame's tick is in a later block than the held tick's.
+    pub fn refresh(&mut self, frame: &Frame<'_>) -> (u64, u64) {
+        let tick = frame.stats().tick;
+        match self.taken {
+            Some((held, hash)) if held / HUD_HASH_EVERY == tick / HUD_HASH_EVERY => (held, hash),
+            _ => {
+                let fresh = (tick, frame.state_hash());
+                self.taken = Some(fresh);
+                fresh
+            }
+        }
+    }
+}
+
 /// The frame: the world's sprites, then the HUD over them.
-pub fn present<S: EngineScalar>(world: &World, frame: &mut Frame<'_>) {
+pub fn present<S: EngineScalar>(world: &World, frame: &mut Frame<'_>, hud_hash: &mut HudHash) {
     sprites::<S>(world, frame.sprites());
-    hud(frame);
+    hud(frame, hud_hash);
 }
 
 /// The HUD text of one frame (five lines, at most 36 characters: 600
 /// pixels with the panel, inside the smallest usual window), formatted on
 /// the stack: tick and fps; the tick time's p50 and p99 over the
 /// profiler's window; dropped ticks, the frames that dropped them and the
-/// frames the renderer dropped; the state hash; the math backend.
-pub fn hud_text(frame: &mut Frame<'_>) -> ArrayString<192> {
+/// frames the renderer dropped; the state hash and the tick it is of
+/// (refreshed through `hud_hash`); the math backend.
+pub fn hud_text(frame: &mut Frame<'_>, hud_hash: &mut HudHash) -> ArrayString<192> {
     let stats = *frame.stats();
     let times = frame.tick_times();
-    let hash = frame.state_hash();
+    let (hash_tick, hash) = hud_hash.refresh(frame);
     let ms = |ns: u64| {
         let us = ns / 1_000;
         (us / 1_000, us % 1_000)
@@ -58,7 +89,7 @@ pub fn hud_text(frame: &mut Frame<'_>) -> ArrayString<192> {
         "tick {}  fps {:.1}\n\
          tick p50 {p50_ms}.{p50_us:03} ms  p99 {p99_ms}.{p99_us:03} ms\n\
          dropped {} ticks / {} frames, render {}\n\
-         hash {hash:016x}\n\
+         hash {hash:016x} @{hash_tick}\n\
          math {}",
         stats.tick,
         stats.fps,
@@ -89,13 +120,13 @@ pub fn hud_rect(text_size: [f32; 2], screen: [f32; 2]) -> [f32; 4] {
 /// headless-only build (without the `window` feature: no GL pipeline, so
 /// no font and nothing that draws) has no HUD.
 #[cfg(not(feature = "window"))]
-pub fn hud(_frame: &mut Frame<'_>) {}
+pub fn hud(_frame: &mut Frame<'_>, _hud_hash: &mut HudHash) {}
 
 /// Draws the HUD: a translucent panel at the top-left corner, the text on
 /// it. Allocates nothing once the frame's sprite buffer has grown.
 #[cfg(feature = "window")]
-pub fn hud(frame: &mut Frame<'_>) {
-    let text = hud_text(frame);
+pub fn hud(frame: &mut Frame<'_>, hud_hash: &mut HudHash) {
+    let text = hud_text(frame, hud_hash);
     let size = frame.font().measure(&text, HUD_TEXT_SIZE);
     let [left, bottom, right, top] = hud_rect(size, frame.screen_size());
     frame.push(Sprite {

@@ -58,6 +58,7 @@ fn demo() -> Demo {
         entities: ENTITIES,
         progress_every_frames: 0,
         mark_first_tick: false,
+        ..Demo::default()
     }
 }
 
@@ -163,7 +164,7 @@ fn the_hud_shows_the_runs_real_numbers_and_allocates_nothing_after_warm_up() {
     };
     assert!(ms(times[2]) <= ms(times[5]), "p50 ≤ p99: {lines:#?}");
     assert_eq!(lines[2], "dropped 0 ticks / 0 frames, render 0");
-    assert_eq!(lines[3], format!("hash {:016x}", at_30.state_hash));
+    assert_eq!(lines[3], format!("hash {:016x} @30", at_30.state_hash));
     assert_eq!(lines[4], format!("math {}", backend.id()));
 
     // The panel: every pixel inside it is a glyph's white or the world

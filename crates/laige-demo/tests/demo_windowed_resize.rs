@@ -49,6 +49,7 @@ fn child(shot: &Path) -> ExitCode {
             entities: 3_000,
             progress_every_frames: 0,
             mark_first_tick: false,
+            ..Demo::default()
         })
         .options(EngineOptions {
             resize_request: Some(ResizeRequest {

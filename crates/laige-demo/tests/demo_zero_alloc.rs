@@ -20,6 +20,7 @@ fn five_scripted_seconds_with_bursts_allocate_nothing_per_tick() {
             entities,
             progress_every_frames: 0,
             mark_first_tick: false,
+            ..Demo::default()
         })
         .config(config.clone())
         .scripted_input(headless_script(5, config.game_loop.tick_rate_hz))
