@@ -34,7 +34,7 @@ impl Fp32Pinned {
     ///
     /// Below `2^28·π/2` the reduction and the polynomials are `sinf`'s own
     /// operations, written without its chain of range branches (see
-    /// [`quadrant_and_remainder`]); larger inputs, `±inf` and NaN call
+    /// `quadrant_and_remainder`); larger inputs, `±inf` and NaN call
     /// `libm::sinf` itself. `tests/math_pinned_trig_libm.rs` checks every
     /// input of the computed range (and a band above it) against
     /// `libm::sinf`.
