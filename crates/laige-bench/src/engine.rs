@@ -215,6 +215,7 @@ fn demo_fps(b: &mut Bench, name: &str, entities: u32) {
         entities,
         progress_every_frames: 0,
         mark_first_tick: false,
+        ..Demo::default()
     };
     let script = laige_demo::headless_script(frames.div_ceil(60), config.game_loop.tick_rate_hz);
     let run = Engine::builder()
