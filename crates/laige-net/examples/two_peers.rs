@@ -15,8 +15,9 @@
 //! back) and re-simulates the world as GGRS asks. The sockets go through
 //! [`FaultySocket`] (50 ms one-way latency, ±20 ms jitter, 5 % loss), so
 //! predictions fail and rollbacks happen. At the end both peers print
-//! their counters and the state hash of the last tick both confirmed:
-//! they agree.
+//! their counters and the state hash of the last scripted tick, which both
+//! confirmed; the example exits with an error unless both have that hash
+//! and it is the same.
 //!
 //! **Controls.** `cargo run -p laige-net --example two_peers [TICKS]`
 //! (default 600 ticks at 120 Hz, about five seconds).
@@ -84,7 +85,11 @@ fn game() -> laige_core::Result<World> {
     Ok(world)
 }
 
-fn peer(me: usize, ports: [u16; 2], ticks: u64) -> laige_core::Result<String> {
+/// What a peer ends with: the state hash it confirmed for tick `ticks`
+/// (`None` when that tick was never confirmed), and its report line.
+type PeerEnd = (Option<u64>, String);
+
+fn peer(me: usize, ports: [u16; 2], ticks: u64) -> laige_core::Result<PeerEnd> {
     let addr = |i: usize| SocketAddr::from(([127, 0, 0, 1], ports[i]));
     let seats = [0, 1].map(|i| {
         if i == me {
@@ -126,7 +131,7 @@ fn peer(me: usize, ports: [u16; 2], ticks: u64) -> laige_core::Result<String> {
                 )?;
             }
             if session.advance()? == Advance::Ended {
-                return Ok(format!("peer {me}: ended: {:?}", session.end()));
+                return Ok((None, format!("peer {me}: ended: {:?}", session.end())));
             }
         }
         std::thread::sleep(pacer.until_next());
@@ -135,11 +140,13 @@ fn peer(me: usize, ports: [u16; 2], ticks: u64) -> laige_core::Result<String> {
         .confirmed_hashes()
         .iter()
         .find(|(t, _)| *t == ticks)
-        .map_or(0, |(_, h)| *h);
-    Ok(format!(
-        "peer {me}: tick {ticks} hash {hash:#018x}; {:?}",
+        .map(|(_, h)| *h);
+    let shown = hash.map_or_else(|| "never confirmed".to_owned(), |h| format!("{h:#018x}"));
+    let line = format!(
+        "peer {me}: tick {ticks} hash {shown}; {:?}",
         session.stats()
-    ))
+    );
+    Ok((hash, line))
 }
 
 fn main() -> laige_core::Result<()> {
@@ -156,11 +163,29 @@ fn main() -> laige_core::Result<()> {
     let peers: Vec<_> = (0..2)
         .map(|me| std::thread::spawn(move || peer(me, ports, ticks)))
         .collect();
+    let mut hashes = Vec::new();
     for p in peers {
-        match p.join() {
-            Ok(line) => println!("{}", line?),
-            Err(_) => println!("a peer panicked"),
-        }
+        let (hash, line) = p.join().map_err(|_| {
+            laige_core::Error::new(
+                laige_core::ErrorCode::Failed,
+                laige_net::events::SESSION_FAILED,
+            )
+            .with_detail("a peer thread panicked")
+        })??;
+        println!("{line}");
+        hashes.push(hash);
     }
-    Ok(())
+    match hashes.as_slice() {
+        [Some(a), Some(b)] if a == b => {
+            println!("both peers confirmed tick {ticks} with one state hash");
+            Ok(())
+        }
+        _ => Err(laige_core::Error::new(
+            laige_core::ErrorCode::Failed,
+            laige_net::events::SESSION_FAILED,
+        )
+        .with_detail(format!(
+            "the peers' hashes of tick {ticks} differ or are missing: {hashes:?}"
+        ))),
+    }
 }
