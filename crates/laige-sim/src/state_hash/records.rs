@@ -54,8 +54,8 @@ const BUCKET_MIN: usize = 256;
 /// distinct records sharing their top bits, which FNV-1a records do not.
 const MAX_MOVES_PER_RECORD: usize = 8;
 
-/// The scratch of [`sort_records`], kept by the world (grown once to the
-/// entity count; no allocation after).
+/// The scratch of [`sort_records`], kept by the world (grown with the
+/// records' buffer; no allocation of its own after).
 #[derive(Debug, Default)]
 pub(crate) struct SortScratch {
     out: Vec<u64>,
@@ -79,8 +79,12 @@ pub(crate) fn sort_records(records: &mut Vec<u64>, scratch: &mut SortScratch) {
         records.sort_unstable();
         return;
     }
-    // 2n..4n buckets: 2^(floor(log2 n) + 2), at most 2^26.
-    let bits = (usize::BITS - n.leading_zeros() + 1).min(26);
+    // The scratch follows the records' capacity, not their count, so it
+    // grows only when the records' buffer does (no allocation of its own
+    // while the entity count stays within it). 2..4 buckets per record of
+    // capacity: 2^(floor(log2 capacity) + 2), at most 2^26.
+    let capacity = records.capacity();
+    let bits = (usize::BITS - capacity.leading_zeros() + 1).min(26);
     let shift = 64 - bits;
     let bucket = |r: u64| usize::try_from(r >> shift).unwrap_or(0);
     let ends = &mut scratch.ends;
@@ -98,6 +102,9 @@ pub(crate) fn sort_records(records: &mut Vec<u64>, scratch: &mut SortScratch) {
     }
     let out = &mut scratch.out;
     out.clear();
+    if out.capacity() < capacity {
+        out.reserve_exact(capacity);
+    }
     out.resize(n, 0);
     for &r in records.iter() {
         let cursor = &mut ends[bucket(r)];
