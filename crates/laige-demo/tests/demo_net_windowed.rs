@@ -21,11 +21,13 @@
 
 #![allow(clippy::print_stdout, reason = "a harness-less test reports on stdout")]
 
+mod display_support;
 mod net_support;
 
 use std::process::{Command, ExitCode};
 use std::time::Duration;
 
+use display_support::{line, skip_or_fail};
 use net_support::{DEMO, FAULTS, Scratch, finish, free_port, hashes, pilots, spawn, spawn_command};
 
 /// Ticks compared; each peer runs a little longer so that the other's
@@ -34,31 +36,6 @@ const COMPARED: u64 = 1_200;
 const RUN_TICKS: &str = "1260";
 /// 500 sprites, two bursts of 1,000, one despawn of 1,000.
 const SPRITES_AFTER_PRESSES: u64 = 1_500;
-
-fn display_required() -> bool {
-    std::env::var("LAIGE_REQUIRE_DISPLAY").is_ok_and(|v| v == "1")
-}
-
-fn line(text: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{text}");
-    let _ = out.flush();
-}
-
-fn skip_or_fail(why: &str) -> ExitCode {
-    if display_required() {
-        line(&format!(
-            "FAILED: demo_net_windowed: {why} (LAIGE_REQUIRE_DISPLAY=1)"
-        ));
-        ExitCode::FAILURE
-    } else {
-        line(&format!(
-            "SKIPPED: demo_net_windowed: {why}; install xvfb-run (Debian: xvfb) or set LAIGE_REQUIRE_DISPLAY=1 to make this a failure"
-        ));
-        ExitCode::SUCCESS
-    }
-}
 
 fn have_xvfb_run() -> bool {
     Command::new("xvfb-run")
@@ -179,7 +156,11 @@ fn check() -> Result<String, String> {
 
 fn main() -> ExitCode {
     if !have_xvfb_run() {
-        return skip_or_fail("no xvfb-run");
+        return skip_or_fail(
+            "demo_net_windowed",
+            "no xvfb-run",
+            "xvfb-run (Debian: xvfb)",
+        );
     }
     match check() {
         Ok(msg) => {
