@@ -18,25 +18,38 @@
 //!   as a P2P session does it: the saves of ticks on the desync interval
 //!   (`laige_net::DESYNC_INTERVAL`, 1 of any 8) also compute the state
 //!   hash and the per-type hashes the checksum folds in.
+//!   `net.rollback.<b>.10k.plain_hash_frame_ms`: the same frame, interleaved,
+//!   with the hashed save's state hash computed the plain way (below).
+//! - `net.state_hash.<b>.10k.{ours,plain}_us`: `World::state_hash` beside
+//!   the same hash computed the plain way (every record byte through
+//!   FNV-1a, the records sorted by `sort_unstable`), interleaved.
 //! - `net.type_hash.<b>.10k.pct_of_tick`: every per-type hash of one
 //!   snapshot (what a desync report exchanges per confirmed tick) as a
-//!   share of one tick of the workload.
+//!   share of one tick of the workload, the two measured interleaved.
 
 use std::hint::black_box;
 
 use laige_core::{Fp32Pinned, Fpx16_16, SimScalar};
 use laige_sim::snapshot::SnapshotRing;
 use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig};
-use laige_sim::{StateHash, World};
+use laige_sim::{FNV1A64_OFFSET, StateHash, StateHasher, World};
 
 use crate::harness::Bench;
 
 /// Runs the area.
 pub fn run(b: &mut Bench) {
-    if b.wants("net.snapshot.fx") || b.wants("net.rollback.fx") || b.wants("net.type_hash.fx") {
+    if b.wants("net.snapshot.fx")
+        || b.wants("net.rollback.fx")
+        || b.wants("net.state_hash.fx")
+        || b.wants("net.type_hash.fx")
+    {
         backend::<Fpx16_16>(b, "fx");
     }
-    if b.wants("net.snapshot.fp") || b.wants("net.rollback.fp") || b.wants("net.type_hash.fp") {
+    if b.wants("net.snapshot.fp")
+        || b.wants("net.rollback.fp")
+        || b.wants("net.state_hash.fp")
+        || b.wants("net.type_hash.fp")
+    {
         backend::<Fp32Pinned>(b, "fp");
     }
 }
@@ -203,7 +216,7 @@ fn backend<S: SimScalar + StateHash>(b: &mut Bench, label: &str) {
         b.ratio(&format!("{name}.load_vs_copy"), us[1], us[3]);
         b.ratio(&format!("{name}.save_vs_clone"), us[0], us[4]);
         b.ratio(&format!("{name}.load_vs_clone"), us[1], us[5]);
-        return rest(
+        return rest::<S>(
             b,
             label,
             w.into_inner(),
@@ -212,29 +225,59 @@ fn backend<S: SimScalar + StateHash>(b: &mut Bench, label: &str) {
             samples,
         );
     }
-    rest(b, label, w, ring, &schedule, samples);
+    rest::<S>(b, label, w, ring, &schedule, samples);
 }
 
-fn rest(
+fn rest<S: SimScalar + StateHash>(
     b: &mut Bench,
     label: &str,
-    mut w: World,
+    w: World,
     mut ring: SnapshotRing,
     schedule: &laige_sim::SystemSchedule,
     samples: usize,
 ) {
     let samples = samples.min(b.scaled(60).max(5));
-    let name = format!("net.rollback.{label}.10k.frame_ms");
     ring.save(0, &w).expect("save");
+    let mut records = Vec::with_capacity(10_000);
+    assert_eq!(
+        plain_state_hash::<S>(&w, &mut records),
+        w.state_hash(),
+        "the plain state hash is World::state_hash"
+    );
+    let name = format!("net.state_hash.{label}.10k");
+    if b.wants(&name) {
+        let stats = b.interleaved(
+            samples,
+            1,
+            &mut [&mut || w.state_hash(), &mut || {
+                plain_state_hash::<S>(&w, &mut records)
+            }],
+        );
+        let us: Vec<f64> = stats.iter().map(|s| s.median / 1_000.0).collect();
+        b.record(&format!("{name}.ours_us"), us[0], "us");
+        b.record(&format!("{name}.plain_us"), us[1], "us");
+        b.ratio(&format!("{name}.ours_vs_plain"), us[0], us[1]);
+    }
+    let name = format!("net.rollback.{label}.10k.frame_ms");
+    let w = std::cell::RefCell::new(w);
+    let ring = std::cell::RefCell::new(ring);
     if b.wants(&name) {
         let interval = u64::from(laige_net::DESYNC_INTERVAL);
-        let mut lines = [0_u64; 8];
-        let stats = b.measure(samples, 1, || {
+        // The frame as a session runs it, and beside it the same frame with
+        // the hashed save's state hash computed the plain way.
+        let frame = |plain: bool, records: &mut Vec<u64>| {
+            let (mut w, mut ring) = (w.borrow_mut(), ring.borrow_mut());
+            let mut lines = [0_u64; 8];
             ring.load(0, &mut w).expect("load");
             for k in 1..=8 {
                 w.run_systems(schedule).expect("tick");
                 if w.tick().is_multiple_of(interval) {
-                    ring.save_hashed(k, &w).expect("save");
+                    if plain {
+                        ring.save(k, &w).expect("save");
+                        black_box(plain_state_hash::<S>(&w, records));
+                    } else {
+                        ring.save_hashed(k, &w).expect("save");
+                    }
                     ring.get(k).expect("slot").type_hashes_into(&mut lines);
                 } else {
                     ring.save(k, &w).expect("save");
@@ -242,17 +285,89 @@ fn rest(
             }
             black_box(lines);
             w.tick()
-        });
-        b.record(&name, stats.median / 1e6, "ms");
+        };
+        let mut plain_records = Vec::with_capacity(10_000);
+        let stats = b.interleaved(
+            samples,
+            1,
+            &mut [&mut || frame(false, &mut Vec::new()), &mut || {
+                frame(true, &mut plain_records)
+            }],
+        );
+        b.record(&name, stats[0].median / 1e6, "ms");
+        b.record(
+            &format!("net.rollback.{label}.10k.plain_hash_frame_ms"),
+            stats[1].median / 1e6,
+            "ms",
+        );
     }
+    let (w, mut ring) = (w.into_inner(), ring.into_inner());
     let name = format!("net.type_hash.{label}.10k.pct_of_tick");
     if b.wants(&name) {
         ring.save(0, &w).expect("save");
         let snap = ring.get(0).expect("slot");
         let mut lines = [0_u64; 8];
-        let hash = b.measure(samples, 1, || snap.type_hashes_into(&mut lines));
+        // Interleaved, so the two sides see the same load.
+        let w = std::cell::RefCell::new(w);
+        let stats = b.interleaved(
+            samples,
+            1,
+            &mut [&mut || snap.type_hashes_into(&mut lines), &mut || {
+                w.borrow_mut().run_systems(schedule).map_or(0, |()| 1)
+            }],
+        );
         black_box(lines);
-        let tick = b.measure(samples, 1, || w.run_systems(schedule).map_or(0, |()| 1));
-        b.record(&name, 100.0 * hash.median / tick.median, "%");
+        b.record(&name, 100.0 * stats[0].median / stats[1].median, "%");
     }
+}
+
+/// The canonical state hash of the workload world computed the plain way,
+/// as `World::state_hash` did before its one-step key and its bucket sort:
+/// every byte of every record through FNV-1a (the key, then the value, per
+/// registered type in name order), the records sorted by `sort_unstable`.
+/// The same hash (asserted before it is measured).
+fn plain_state_hash<S: SimScalar + StateHash>(w: &World, records: &mut Vec<u64>) -> u64 {
+    fn column<T: hecs::Component + StateHash>(
+        a: &hecs::Archetype,
+        records: &mut [u64],
+        name: &str,
+    ) -> bool {
+        let Some(column) = a.get::<&T>() else {
+            return false;
+        };
+        let mut key = StateHasher::default();
+        key.write_bytes(name.as_bytes());
+        let key = key.finish();
+        for (state, value) in records.iter_mut().zip(column.iter()) {
+            let mut h = StateHasher::from_state(*state);
+            h.write_u64(key);
+            value.hash_state(&mut h);
+            *state = h.finish();
+        }
+        true
+    }
+    records.clear();
+    for a in w.ecs().archetypes() {
+        let n = a.len() as usize;
+        if n == 0 {
+            continue;
+        }
+        let start = records.len();
+        records.resize(start + n, FNV1A64_OFFSET);
+        let rows = &mut records[start..];
+        let any = column::<Position<S>>(a, rows, "workload.position")
+            | column::<PrevPosition<S>>(a, rows, "workload.prev_position")
+            | column::<Velocity<S>>(a, rows, "workload.velocity");
+        if !any {
+            records.truncate(start);
+        }
+    }
+    records.sort_unstable();
+    let mut h = StateHasher::default();
+    h.write_u64(w.tick());
+    h.write_u64(records.len() as u64);
+    for r in records.iter() {
+        h.write_u64(*r);
+    }
+    h.finish()
 }

@@ -142,6 +142,13 @@ pub struct Args {
     /// hexadecimal hash) when the network run ends.
     #[arg(long, value_name = "FILE")]
     pub net_hashes: Option<PathBuf>,
+    /// Windowed network play without a hand on the controls (tests,
+    /// unattended demos): this player's attractor follows the scripted
+    /// path and presses B at 2 s and 4 s and D at 6 s of ticks, raised every
+    /// frame as game actions stamped on the loop's clock like the window's
+    /// own events.
+    #[arg(long, requires_all = ["window", "net"])]
+    pub pilot: bool,
     /// Run a GGRS sync test: every tick, roll back N ticks (1..=7) and
     /// re-simulate them, comparing state hashes (a mismatch exits 11).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=7), conflicts_with = "net")]
@@ -290,6 +297,10 @@ mod tests {
         assert!(error(&["--net", "lobby"]).contains("possible values: host, join, spectate"));
         assert!(error(&["--players", "2"]).contains("--net host"));
         assert!(error(&["--synctest", "8"]).contains("1..=7"));
+        assert!(parse(&["--pilot", "--net", "host", "--port", "1"]).is_err());
+        assert!(parse(&["--pilot", "--window"]).is_err());
+        let a = parse(&["--window", "--pilot", "--net", "host", "--port", "1"]).unwrap();
+        assert!(a.pilot && a.window);
         assert!(parse(&["--synctest", "3", "--net", "host", "--port", "1"]).is_err());
     }
 

@@ -61,7 +61,11 @@
 //! `PlayerInputs`, never the raw events, so every peer simulates the same
 //! ticks from the same inputs. A laige-net session owns the engine's
 //! ticks (`EngineBuilder::net`): it rolls back and re-simulates when a
-//! remote input arrives late, and the report adds its counters.
+//! remote input arrives late, and the report adds its counters. A windowed
+//! player plays with the mouse and B/D; with `--pilot` a [`WindowPilot`]
+//! plays instead (the scripted path and presses, raised each frame as game
+//! actions stamped like the window's events: tests, unattended demos). A
+//! session's run ends with a `laige-demo: pilots …; sprites N` line.
 
 #![allow(
     clippy::print_stdout,
@@ -73,8 +77,9 @@ pub mod net;
 mod present;
 mod sim;
 
-use laige_engine::input::{ButtonState, InputKind, KeyCode};
+use laige_engine::input::{ButtonState, InputKind, InputPoint, KeyCode};
 use laige_engine::render::gl::ViewRect;
+use laige_engine::sim::workload::Velocity;
 use laige_engine::{Control, EngineConfig, EngineScalar, Frame, Game, Setup, World};
 
 pub use args::{Args, EXIT_CODES, NetMode};
@@ -83,8 +88,8 @@ pub use present::{
     SPRITE_SIDE, demo_view, hud_rect, hud_text,
 };
 pub use sim::{
-    Attractor, BURST, HALF_EXTENT, MAX_BURSTS, Pilot, PilotInput, Spawner, headless_script,
-    pilot_script,
+    Attractor, BURST, HALF_EXTENT, MAX_BURSTS, Pilot, PilotInput, Spawner, diamond_point,
+    headless_script, pilot_point, pilot_script,
 };
 
 /// The demo's replay identity for `entities` sprites: what shapes its
@@ -193,13 +198,15 @@ impl Game for Demo {
 /// The demo as one peer of a network session of `players` players: one
 /// attractor per player, steered by that player's [`PilotInput`] (the
 /// session itself is the engine's, `EngineBuilder::net`); everything but
-/// the setup is the [`Demo`]'s.
+/// the setup, the window pilot and the closing line is the [`Demo`]'s.
 #[derive(Debug)]
 pub struct NetDemo {
     /// The local game's options (entities, progress lines).
     pub demo: Demo,
     /// Players in the session (2..=4).
     pub players: u8,
+    /// A scripted hand on a windowed player's controls (`--pilot`).
+    pub pilot: Option<WindowPilot>,
 }
 
 impl laige_engine::GameWrapper for NetDemo {
@@ -215,5 +222,91 @@ impl laige_engine::GameWrapper for NetDemo {
 
     fn setup<S: EngineScalar>(&mut self, setup: &mut Setup<'_>) -> laige_engine::Result<()> {
         sim::install_for::<S>(setup, self.demo.entities, self.players)
+    }
+
+    fn on_frame<S: EngineScalar>(&mut self, world: &World, control: &mut Control) {
+        Game::on_frame::<S>(&mut self.demo, world, control);
+        if let Some(pilot) = &mut self.pilot {
+            pilot.steer(control);
+        }
+    }
+
+    /// One closing line after a session that simulated: every player's
+    /// last input as this peer simulated it and the sprites alive (`laige-demo: pilots 0 (x, y) 1 (x, y);
+    /// sprites N`), so two peers' runs can be compared by eye or by a test.
+    fn finish<S: EngineScalar>(&mut self, world: &World, report: &laige_engine::RunReport) {
+        Game::finish::<S>(&mut self.demo, world, report);
+        if report.net.as_ref().is_none_or(|n| n.stats.ticks == 0) {
+            return;
+        }
+        let Some(inputs) = laige_engine::net::PlayerInputs::<PilotInput>::of(world) else {
+            return;
+        };
+        let mut line = String::from("laige-demo: pilots");
+        for (player, input, _) in inputs.iter() {
+            line.push_str(&format!(" {player} ({}, {})", input.x, input.y));
+        }
+        let sprites = world.ecs().query::<&Velocity<S>>().iter().count();
+        println!("{line}; sprites {sprites}");
+    }
+}
+
+/// The key presses of the window pilot: (the tick, in seconds of ticks,
+/// from which the press is raised; the keys): a burst at 2 s and at 4 s,
+/// a despawn at 6 s. A run that plays them all ends with one burst more
+/// than it started with.
+pub const PILOT_PRESSES: [(u64, u8); 3] = [
+    (2, PilotInput::BURST),
+    (4, PilotInput::BURST),
+    (6, PilotInput::DESPAWN),
+];
+
+/// A scripted hand on a windowed network player's controls (`--pilot`,
+/// for tests and unattended demos): at every frame that follows a new
+/// tick it raises the headless pilot's pointer for that tick
+/// ([`pilot_point`]) and, once their tick is reached, the
+/// [`PILOT_PRESSES`], as game actions ([`Control::action`]) — stamped on
+/// the loop's clock at the frame's reading, as the window's own events
+/// are, and read by [`PilotInput`] like a pointer move and a key press.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowPilot {
+    player: u8,
+    tick_rate_hz: u32,
+    last_tick: Option<u64>,
+    presses: usize,
+}
+
+impl WindowPilot {
+    /// The pilot of `player` in a session ticking at `tick_rate_hz`.
+    #[must_use]
+    pub fn new(player: u8, tick_rate_hz: u32) -> Self {
+        Self {
+            player,
+            tick_rate_hz,
+            last_tick: None,
+            presses: 0,
+        }
+    }
+
+    /// This frame's actions (none when no tick completed since the last
+    /// frame).
+    pub fn steer(&mut self, control: &mut Control) {
+        let tick = control.tick();
+        if self.last_tick == Some(tick) {
+            return;
+        }
+        self.last_tick = Some(tick);
+        let at = pilot_point(self.player, tick, self.tick_rate_hz);
+        let units = |v: i32| i16::try_from(v / InputPoint::SUBUNITS).unwrap_or(0);
+        control.action(
+            PilotInput::ACTION_POINTER,
+            PilotInput::pointer_value(units(at.x), units(at.y)),
+        );
+        if let Some(&(second, keys)) = PILOT_PRESSES.get(self.presses)
+            && tick >= second * u64::from(self.tick_rate_hz)
+        {
+            control.action(PilotInput::ACTION_KEYS, i32::from(keys));
+            self.presses += 1;
+        }
     }
 }

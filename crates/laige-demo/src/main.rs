@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use laige_demo::net::{self as demo_net, NetPlan, Role};
-use laige_demo::{Args, Demo, NetDemo, NetMode, args, replay_identity};
+use laige_demo::{Args, Demo, NetDemo, NetMode, WindowPilot, args, replay_identity};
 use laige_engine::net::NetConfig;
 use laige_engine::net::fault::Faults;
 use laige_engine::{
@@ -200,6 +200,10 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
             ..Demo::default()
         },
         players: seating.players,
+        pilot: seating
+            .seat
+            .filter(|_| args.pilot)
+            .map(|seat| WindowPilot::new(seat, config.game_loop.tick_rate_hz)),
     };
     let limit = limit_of(args);
     let rate = config.game_loop.tick_rate_hz;
@@ -417,6 +421,7 @@ fn play_back_session(
             ..Demo::default()
         },
         players,
+        pilot: None,
     };
     Engine::builder()
         .game(game)

@@ -64,6 +64,20 @@ impl PilotInput {
     pub const BURST: u8 = 1;
     /// D was pressed: despawn a burst.
     pub const DESPAWN: u8 = 2;
+    /// The game action that moves the pointer (`Control::action`, what
+    /// the demo's window pilot raises): the value packs x (high 16 bits)
+    /// and y (low 16 bits) in whole world units, each an `i16`.
+    pub const ACTION_POINTER: u32 = 0x0050_494c;
+    /// The game action that presses keys: the value's low bits are
+    /// [`BURST`](Self::BURST) and [`DESPAWN`](Self::DESPAWN).
+    pub const ACTION_KEYS: u32 = 0x0050_494b;
+
+    /// [`ACTION_POINTER`](Self::ACTION_POINTER)'s value for the point
+    /// `(x, y)` in whole world units.
+    #[must_use]
+    pub fn pointer_value(x: i16, y: i16) -> i32 {
+        (i32::from(x) << 16) | i32::from(y.cast_unsigned())
+    }
 }
 
 impl PlayerInput for PilotInput {
@@ -92,6 +106,22 @@ impl PlayerInput for PilotInput {
                     key,
                     state: ButtonState::Pressed,
                 } if key == KeyCode::D => s.keys |= Self::DESPAWN,
+                InputKind::Action {
+                    id: Self::ACTION_POINTER,
+                    value,
+                } => {
+                    let half = i16::try_from(HALF_EXTENT).unwrap_or(i16::MAX);
+                    let x = i16::try_from(value >> 16).unwrap_or(0);
+                    let y = u16::try_from(value & 0xffff).unwrap_or(0).cast_signed();
+                    (s.x, s.y) = (x.clamp(-half, half), y.clamp(-half, half));
+                }
+                InputKind::Action {
+                    id: Self::ACTION_KEYS,
+                    value,
+                } => {
+                    let pressed = value & i32::from(Self::BURST | Self::DESPAWN);
+                    s.keys |= u8::try_from(pressed).unwrap_or(0);
+                }
                 _ => {}
             }
         }
@@ -356,6 +386,20 @@ fn register_integrate<S: EngineScalar>(
     })
 }
 
+/// Player `player`'s pointer at `tick` in a network session (Q24.8
+/// world units): the headless path ([`diamond_point`]) a quarter lap
+/// later per player, mirrored on x for odd players — where
+/// [`pilot_script`] puts it.
+#[must_use]
+pub fn pilot_point(player: u8, tick: u64, tick_rate_hz: u32) -> InputPoint {
+    let shift = u64::from(player) * u64::from(tick_rate_hz);
+    let mut at = diamond_point(tick + shift, tick_rate_hz);
+    if player % 2 == 1 {
+        at.x = -at.x;
+    }
+    at
+}
+
 /// The headless script of player `player` of a network session: the
 /// local game's pointer path ([`headless_script`]) a quarter lap later
 /// per player, mirrored on x for odd players, so the attractors travel
@@ -394,6 +438,26 @@ pub fn pilot_script(player: u8, seconds: u64, tick_rate_hz: u32) -> Vec<(ScriptA
     script
 }
 
+/// The headless pilot's pointer at `tick` (Q24.8 world units): a diamond
+/// through the arena, one lap per 4 s at `tick_rate_hz` — a triangle wave
+/// of ±600 units on each axis, y a quarter lap behind. Integer math only,
+/// so the path is the same on every platform.
+#[must_use]
+pub fn diamond_point(tick: u64, tick_rate_hz: u32) -> InputPoint {
+    let r = i64::from(HALF_EXTENT) * 3 / 5 * 256; // 600 units, Q24.8
+    let lap = 4 * u64::from(tick_rate_hz).max(1);
+    let tri = |t: u64| -> i64 {
+        let phase = i64::try_from(t % lap).unwrap_or(0);
+        let lap = i64::try_from(lap).unwrap_or(1);
+        // -r..r..-r over one lap.
+        (4 * r * (phase - lap / 2).abs()) / lap - r
+    };
+    InputPoint {
+        x: i32::try_from(tri(tick)).unwrap_or(0),
+        y: i32::try_from(tri(tick + lap / 4)).unwrap_or(0),
+    }
+}
+
 /// The headless session's script for a run of `seconds` at
 /// `tick_rate_hz`: the attractor travels a diamond through the arena
 /// (one pointer move every 6 ticks, integer math only, so the script is
@@ -404,25 +468,11 @@ pub fn headless_script(seconds: u64, tick_rate_hz: u32) -> Vec<(ScriptAt, InputK
     let rate = u64::from(tick_rate_hz);
     let ticks = seconds.saturating_mul(rate);
     let mut script = Vec::new();
-    let r = i64::from(HALF_EXTENT) * 3 / 5 * 256; // 600 units, Q24.8
-    // One lap per 4 s: a triangle wave on each axis, y a quarter lap behind.
-    let lap = 4 * rate.max(1);
-    let tri = |t: u64| -> i64 {
-        let phase = i64::try_from(t % lap).unwrap_or(0);
-        let lap = i64::try_from(lap).unwrap_or(1);
-        // -r..r..-r over one lap.
-        (4 * r * (phase - lap / 2).abs()) / lap - r
-    };
     for tick in (0..ticks).step_by(6) {
-        let x = tri(tick);
-        let y = tri(tick + lap / 4);
         script.push((
             ScriptAt::Tick(tick),
             InputKind::MouseMove {
-                position: InputPoint {
-                    x: i32::try_from(x).unwrap_or(0),
-                    y: i32::try_from(y).unwrap_or(0),
-                },
+                position: diamond_point(tick, tick_rate_hz),
                 space: CoordSpace::World,
             },
         ));

@@ -16,97 +16,18 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::net::UdpSocket;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod net_support;
 mod support;
 
-use support::{DEMO, run};
-
-/// The faults of every peer: 50 ms one way, ±20 ms, 5 % loss.
-const FAULTS: [&str; 6] = [
-    "--fault-latency-ms",
-    "50",
-    "--fault-jitter-ms",
-    "20",
-    "--fault-loss-per-mille",
-    "50",
-];
+use net_support::{FAULTS, Scratch, finish, free_port, hashes, spawn};
+use support::run;
 
 /// Ticks compared; each peer runs a little longer so that the other's
 /// inputs for these ticks are confirmed on both.
 const COMPARED: u64 = 1_200;
 const RUN_TICKS: &str = "1260";
-
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("laige-demo-net-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("120hz.toml"), "[loop]\ntick_rate_hz = 120\n").unwrap();
-        Self(dir)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-    fn config(&self) -> String {
-        self.path("120hz.toml").to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn spawn(args: &[String]) -> Child {
-    Command::new(DEMO)
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the demo binary runs")
-}
-
-/// Waits for `child` (killing it after `limit`): exit code, stdout, stderr.
-fn finish(mut child: Child, limit: Duration) -> (i32, String, String) {
-    let deadline = Instant::now() + limit;
-    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn hashes(path: &Path) -> BTreeMap<u64, String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| {
-            let (tick, hash) = l.split_once(' ').unwrap();
-            (tick.parse().unwrap(), hash.to_owned())
-        })
-        .collect()
-}
 
 /// The number after `label` in the report's `net:` line.
 fn net_figure(out: &str, label: &str) -> u64 {

@@ -18,39 +18,18 @@
 
 #![allow(clippy::print_stdout, reason = "a harness-less test reports on stdout")]
 
+mod display_support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+
+use display_support::{line, skip_or_fail};
 
 const DEMO: &str = env!("CARGO_BIN_EXE_laige-demo");
 /// The demo's clear color ([0.06, 0.07, 0.10] × 255, rounded).
 const CLEAR: [u8; 3] = [15, 18, 26];
 /// The attractor's color ([1.0, 0.85, 0.2] × 255, rounded).
 const ATTRACTOR: [u8; 3] = [255, 217, 51];
-
-fn display_required() -> bool {
-    std::env::var("LAIGE_REQUIRE_DISPLAY").is_ok_and(|v| v == "1")
-}
-
-fn line(text: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{text}");
-    let _ = out.flush();
-}
-
-fn skip_or_fail(why: &str) -> ExitCode {
-    if display_required() {
-        line(&format!(
-            "FAILED: demo_windowed: {why} (LAIGE_REQUIRE_DISPLAY=1)"
-        ));
-        ExitCode::FAILURE
-    } else {
-        line(&format!(
-            "SKIPPED: demo_windowed: {why}; install Xvfb or set LAIGE_REQUIRE_DISPLAY=1 to make this a failure"
-        ));
-        ExitCode::SUCCESS
-    }
-}
 
 /// A binary PPM (P6): (width, height, RGB bytes).
 fn read_ppm(path: &Path) -> Result<(usize, usize, Vec<u8>), String> {
@@ -164,7 +143,13 @@ fn main() -> ExitCode {
                 line(&format!("demo_windowed: started Xvfb on {d}"));
                 (Some(x), d)
             }
-            None => return skip_or_fail("no X11 display and no Xvfb to start"),
+            None => {
+                return skip_or_fail(
+                    "demo_windowed",
+                    "no X11 display and no Xvfb to start",
+                    "Xvfb",
+                );
+            }
         },
     };
     let outcome = check(&display);

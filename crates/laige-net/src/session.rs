@@ -288,6 +288,14 @@ pub struct NetDriver<I: PlayerInput> {
     save_slots: usize,
     inputs_entity: hecs::Entity,
     local_input: I,
+    /// The tick of the last event moved out of the world's queue (the
+    /// next one is given at least this tick).
+    stamp_floor: u64,
+    /// The world tick `local_input` was built for: GGRS fixes a frame's
+    /// local input at its first `advance_frame` (it registers the input
+    /// even when the prediction window is full and drops a second one for
+    /// the same frame), so a tick that waits sends the same input again
+    /// and the events that arrive meanwhile go to the next tick.
     input_tick: Option<u64>,
     config: NetConfig,
     stats: NetStats,
@@ -346,6 +354,7 @@ impl<I: PlayerInput> NetDriver<I> {
             save_slots,
             inputs_entity,
             local_input: I::default(),
+            stamp_floor: 0,
             input_tick: None,
             config,
             stats: NetStats::default(),
@@ -597,9 +606,17 @@ impl<I: PlayerInput> NetDriver<I> {
             return Ok(Advance::Ended);
         }
         // Out of the world's queue before any system runs (a rejected
-        // event is counted by the queue).
+        // event is counted by the queue), in the order they happened, each
+        // at a tick no earlier than the one before it: the loop stamps an
+        // event with the tick of its due slot as if every due tick from now
+        // on ran a world tick, and the due ticks this session waits or
+        // skips do not, so an event queued in a frame that then waited can
+        // carry a later tick than one queued in the next frame. Without the
+        // floor the later event would be simulated first.
         for ev in world.input().pending() {
-            let _ = self.local_events.push_at(ev.tick, ev.time_ns, ev.kind);
+            let tick = ev.tick.max(self.stamp_floor);
+            self.stamp_floor = tick;
+            let _ = self.local_events.push_at(tick, ev.time_ns, ev.kind);
         }
         world.input_mut().clear_pending();
         self.poll_events();
@@ -621,7 +638,8 @@ impl<I: PlayerInput> NetDriver<I> {
         }
         let tick = world.tick();
         if self.input_tick != Some(tick) {
-            // Once per tick: a tick that waits re-sends the same input.
+            // Once per world tick (see `input_tick`): a tick that waits
+            // re-sends the same input; events due meanwhile go to the next.
             self.local_events.deliver(tick);
             self.local_input = I::from_events(self.local_input, self.local_events.delivered());
             self.input_tick = Some(tick);

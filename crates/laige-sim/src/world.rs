@@ -76,7 +76,9 @@ use crate::input::{InputQueue, InputState, TickInput};
 use crate::profiler::Profiler;
 use crate::resources::Resources;
 use crate::snapshot::SnapshotRegistry;
-use crate::state_hash::{FNV1A64_OFFSET, StateHash, StateHasher, hash_str};
+use crate::state_hash::{
+    FNV1A64_OFFSET, KeyStep, SortScratch, StateHash, StateHasher, hash_str, sort_records,
+};
 use crate::system::{SystemContext, SystemRegistry, SystemSchedule, run_validated};
 use crate::{emit, events};
 
@@ -90,27 +92,35 @@ pub struct WorldConfig {
 struct HashedComponent {
     type_id: TypeId,
     name: &'static str,
-    key: u64,
-    hash_column: fn(&Archetype, &mut [u64], u64) -> bool,
+    /// FNV-1a over the type's key (the hash of its name), in one step.
+    key: KeyStep,
+    hash_column: fn(&Archetype, &mut [u64], &KeyStep) -> bool,
 }
 
 /// Feeds the `T` column of `archetype` (if it has one) into the per-row
-/// record states.
+/// record states: the type's key, then the value.
 fn hash_column<T: Component + StateHash>(
     archetype: &Archetype,
     records: &mut [u64],
-    key: u64,
+    key: &KeyStep,
 ) -> bool {
     let Some(column) = archetype.get::<&T>() else {
         return false;
     };
     for (state, value) in records.iter_mut().zip(column.iter()) {
-        let mut h = StateHasher::from_state(*state);
-        h.write_u64(key);
+        let mut h = StateHasher::from_state(key.apply(*state));
         value.hash_state(&mut h);
         *state = h.finish();
     }
     true
+}
+
+/// The buffers [`World::state_hash`] reuses: one record per entity and the
+/// sort's scratch.
+#[derive(Debug, Default)]
+struct HashScratch {
+    records: Vec<u64>,
+    sort: SortScratch,
 }
 
 /// Unique world ids; 0 is "no world" (a default schedule).
@@ -127,7 +137,7 @@ pub struct World {
     id: u64,
     pub(crate) tick: u64,
     hashed: Vec<HashedComponent>,
-    hash_scratch: Cell<Vec<u64>>,
+    hash_scratch: Cell<HashScratch>,
     systems: SystemRegistry,
     /// The system whose error or panic failed the last tick run.
     failed_system: Option<&'static str>,
@@ -186,7 +196,7 @@ impl World {
             id: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
             tick: 0,
             hashed: Vec::new(),
-            hash_scratch: Cell::new(Vec::new()),
+            hash_scratch: Cell::new(HashScratch::default()),
             systems: SystemRegistry::default(),
             failed_system: None,
             input: InputQueue::default(),
@@ -302,7 +312,7 @@ impl World {
         self.hashed.push(HashedComponent {
             type_id,
             name,
-            key: hash_str(name),
+            key: KeyStep::new(hash_str(name)),
             hash_column: hash_column::<T>,
         });
         self.hashed.sort_by(|a, b| a.name.cmp(b.name));
@@ -322,7 +332,8 @@ impl World {
     /// (hecs would panic on the conflicting borrow).
     #[must_use]
     pub fn state_hash(&self) -> u64 {
-        let mut records = self.hash_scratch.take();
+        let mut scratch = self.hash_scratch.take();
+        let records = &mut scratch.records;
         records.clear();
         for archetype in self.entities.ecs.archetypes() {
             let n = archetype.len() as usize;
@@ -333,21 +344,21 @@ impl World {
             records.resize(start + n, FNV1A64_OFFSET);
             let mut any = false;
             for component in &self.hashed {
-                any |= (component.hash_column)(archetype, &mut records[start..], component.key);
+                any |= (component.hash_column)(archetype, &mut records[start..], &component.key);
             }
             if !any {
                 records.truncate(start);
             }
         }
-        records.sort_unstable();
+        sort_records(records, &mut scratch.sort);
         let mut h = StateHasher::default();
         h.write_u64(self.tick);
         h.write_u64(records.len() as u64);
-        for record in &records {
+        for record in records.iter() {
             h.write_u64(*record);
         }
         self.resources.hash_into(&mut h);
-        self.hash_scratch.set(records);
+        self.hash_scratch.set(scratch);
         h.finish()
     }
 

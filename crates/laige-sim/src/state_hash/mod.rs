@@ -75,6 +75,10 @@
 
 use laige_core::math::{Fp32Pinned, Fpx16_16, SimScalar, Vec2, Vec3};
 
+mod records;
+
+pub(crate) use records::{KeyStep, SortScratch, sort_records};
+
 /// The FNV-1a 64 offset basis: the hasher's initial state.
 pub const FNV1A64_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 /// The FNV-1a 64 prime.
