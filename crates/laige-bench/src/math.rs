@@ -30,11 +30,17 @@
 //!   the same order: the end states are checked bit-identical after the
 //!   run). `math.workload_10k.fp_vs_f32`: the ratio, the price of the
 //!   pinned type over a user's own `f32` code.
+//! - `math.workload_parts_10k.{fx,fp}_{integrate,attract}_ms`: the same
+//!   workload's two passes measured apart on both backends (a `Vec` of 10k
+//!   bodies each), and `{integrate,attract}_fx_vs_fp`: where the
+//!   `Fpx16_16` workload's time goes; `fx_attract_without_normalize_ms`
+//!   is the attract pass with `center − pos` in place of its direction
+//!   (not the workload: the share that is not `normalize_wide`).
 
 use std::hint::black_box;
 
 use fixed::types::I16F16;
-use laige_core::{Fp32Pinned, Fpx16_16, Vec2};
+use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
 use laige_sim::workload::{self, WorkloadConfig, WorkloadParams};
 
 use crate::harness::Bench;
@@ -516,6 +522,9 @@ pub fn run(b: &mut Bench) {
     if b.wants("math.workload_10k") {
         pinned_workload_vs_f32(b);
     }
+    if b.wants("math.workload_parts_10k") {
+        workload_parts(b);
+    }
 }
 
 /// One body of the workload, on `Fp32Pinned`.
@@ -655,6 +664,98 @@ fn pinned_workload_vs_f32(b: &mut Bench) {
     b.record("math.workload_10k.fp_ms", fp, "ms");
     b.record("math.workload_10k.f32_ms", f, "ms");
     b.ratio("math.workload_10k.fp_vs_f32", fp, f);
+}
+
+/// One body of the workload on either backend.
+#[derive(Clone, Copy)]
+struct Body<S> {
+    pos: Vec2<S>,
+    prev: Vec2<S>,
+    vel: Vec2<S>,
+}
+
+/// The 10k workload's bodies and constants on `S`.
+fn bodies<S: SimScalar>(config: &WorkloadConfig) -> (Vec<Body<S>>, WorkloadParams<S>) {
+    let bodies = workload::initial_state::<S>(config)
+        .map(|(pos, prev, vel)| Body {
+            pos: pos.0,
+            prev: prev.0,
+            vel: vel.0,
+        })
+        .collect();
+    (bodies, WorkloadParams::new(config))
+}
+
+/// `math.workload_parts_10k`: the reference workload's two passes apart,
+/// over a `Vec` of 10k bodies on each backend, all four interleaved:
+/// `{fx,fp}_integrate_ms` (`prev = pos; pos += vel·dt`, reflect) and
+/// `{fx,fp}_attract_ms` (`vel += normalize_wide(center − pos)·accel_dt`),
+/// each pass run on its own (the bodies drift as in the real tick), and
+/// the `fx_vs_fp` ratio of each: where `Fpx16_16`'s time goes.
+fn workload_parts(b: &mut Bench) {
+    let config = WorkloadConfig {
+        entities: 10_000,
+        ..WorkloadConfig::default()
+    };
+    let (mut fx_i, fx_p) = bodies::<Fpx16_16>(&config);
+    let mut fx_a = fx_i.clone();
+    let mut fx_n = fx_i.clone();
+    let (mut fp_i, fp_p) = bodies::<Fp32Pinned>(&config);
+    let mut fp_a = fp_i.clone();
+    let mut run_fx_i = || {
+        for b in black_box(&mut fx_i).iter_mut() {
+            workload::integrate(&mut b.pos, &mut b.prev, &mut b.vel, black_box(&fx_p));
+        }
+    };
+    let mut run_fx_a = || {
+        for b in black_box(&mut fx_a).iter_mut() {
+            workload::attract(&b.pos, &mut b.vel, black_box(&fx_p));
+        }
+    };
+    let mut run_fp_i = || {
+        for b in black_box(&mut fp_i).iter_mut() {
+            workload::integrate(&mut b.pos, &mut b.prev, &mut b.vel, black_box(&fp_p));
+        }
+    };
+    let mut run_fp_a = || {
+        for b in black_box(&mut fp_a).iter_mut() {
+            workload::attract(&b.pos, &mut b.vel, black_box(&fp_p));
+        }
+    };
+    // The attract pass without its normalize (`vel += (center − pos) ·
+    // accel_dt`, the same Fpx16_16 ops otherwise): not the workload, the
+    // part of its time that is not normalize_wide.
+    let mut run_fx_n = || {
+        for b in black_box(&mut fx_n).iter_mut() {
+            let p = black_box(&fx_p);
+            b.vel += (p.center - b.pos) * p.accel_dt;
+        }
+    };
+    let samples = b.scaled(200).max(10);
+    let stats = b.interleaved(
+        samples,
+        1,
+        &mut [
+            &mut run_fx_i,
+            &mut run_fp_i,
+            &mut run_fx_a,
+            &mut run_fp_a,
+            &mut run_fx_n,
+        ],
+    );
+    let ms: Vec<f64> = stats.iter().map(|s| s.median / 1e6).collect();
+    let name = "math.workload_parts_10k";
+    b.record(&format!("{name}.fx_integrate_ms"), ms[0], "ms");
+    b.record(&format!("{name}.fp_integrate_ms"), ms[1], "ms");
+    b.record(&format!("{name}.fx_attract_ms"), ms[2], "ms");
+    b.record(&format!("{name}.fp_attract_ms"), ms[3], "ms");
+    b.ratio(&format!("{name}.integrate_fx_vs_fp"), ms[0], ms[1]);
+    b.ratio(&format!("{name}.attract_fx_vs_fp"), ms[2], ms[3]);
+    b.record(
+        &format!("{name}.fx_attract_without_normalize_ms"),
+        ms[4],
+        "ms",
+    );
 }
 
 /// Plain-`f32` 2D vector for the baseline kernel, with the ops a user's
