@@ -35,7 +35,9 @@
 //!   bodies each), and `{integrate,attract}_fx_vs_fp`: where the
 //!   `Fpx16_16` workload's time goes; `fx_attract_without_normalize_ms`
 //!   is the attract pass with `center − pos` in place of its direction
-//!   (not the workload: the share that is not `normalize_wide`).
+//!   (not the workload: the share that is not `normalize_wide`), and
+//!   `fx_attract_proposal_only_ms` the pass with `normalize_wide`'s binary64
+//!   proposal alone (no exact decision): the floor of that method.
 
 use std::hint::black_box;
 
@@ -700,6 +702,7 @@ fn workload_parts(b: &mut Bench) {
     let (mut fx_i, fx_p) = bodies::<Fpx16_16>(&config);
     let mut fx_a = fx_i.clone();
     let mut fx_n = fx_i.clone();
+    let mut fx_b = fx_i.clone();
     let (mut fp_i, fp_p) = bodies::<Fp32Pinned>(&config);
     let mut fp_a = fp_i.clone();
     let mut run_fx_i = || {
@@ -731,6 +734,16 @@ fn workload_parts(b: &mut Bench) {
             b.vel += (p.center - b.pos) * p.accel_dt;
         }
     };
+    // A lower bound of the method, not an implementation: the attract
+    // pass with each direction component only proposed (the binary64
+    // quotient rounded, no decision, no fallback), the rest as above.
+    let mut run_fx_b = || {
+        for b in black_box(&mut fx_b).iter_mut() {
+            let p = black_box(&fx_p);
+            let d = p.center - b.pos;
+            b.vel += proposed_direction(d) * p.accel_dt;
+        }
+    };
     let samples = b.scaled(200).max(10);
     let stats = b.interleaved(
         samples,
@@ -741,6 +754,7 @@ fn workload_parts(b: &mut Bench) {
             &mut run_fx_a,
             &mut run_fp_a,
             &mut run_fx_n,
+            &mut run_fx_b,
         ],
     );
     let ms: Vec<f64> = stats.iter().map(|s| s.median / 1e6).collect();
@@ -756,6 +770,24 @@ fn workload_parts(b: &mut Bench) {
         ms[4],
         "ms",
     );
+    b.record(&format!("{name}.fx_attract_proposal_only_ms"), ms[5], "ms");
+}
+
+/// `normalize_wide`'s binary64 proposal alone (each component the rounded
+/// quotient `|c|·2^16 / sqrt(Σ c²)`, signed), without the decision that
+/// makes it exact: the floor of the method, for the bench only.
+#[inline]
+fn proposed_direction(d: Vec2<Fpx16_16>) -> Vec2<Fpx16_16> {
+    let (x, y) = (i64::from(d.x.to_raw()), i64::from(d.y.to_raw()));
+    let root = ((x * x + y * y) as u64 as f64).sqrt();
+    let q = |c: i64| {
+        // Rounded by adding 2^52 (`round_ties_even` is a libm call on
+        // baseline x86-64).
+        let q = (c.unsigned_abs() << 16) as f64 / root + 4_503_599_627_370_496.0;
+        let r = q.to_bits().wrapping_sub(4_503_599_627_370_496f64.to_bits()) as i32;
+        Fpx16_16::from_raw(if c < 0 { -r } else { r })
+    };
+    Vec2::new(q(x), q(y))
 }
 
 /// Plain-`f32` 2D vector for the baseline kernel, with the ops a user's

@@ -64,9 +64,10 @@ pub(crate) fn distance_wide<const N: usize>(a: [Fpx16_16; N], b: [Fpx16_16; N]) 
 /// direction to within half a raw step per component. The zero vector
 /// (and only it: the sum is exact) gives the zero vector.
 ///
-/// How: for every `Vec2` and `Vec3` (their sums fit `u64`) a binary64
-/// quotient `q` proposes each component, and [`FAR_FROM_A_HALF`] decides
-/// it unless the quotient lies near a rounding boundary; there the exact
+/// How: for every sum below `2^63` (every `Vec2` and `Vec3` but those
+/// near `MIN`) a binary64 quotient `q` proposes each component, and
+/// [`FAR_FROM_A_HALF`] decides it unless the quotient lies near a
+/// rounding boundary; there the exact
 /// comparisons of [`is_nearest_quotient`] (two `u64 × u64 → u128`
 /// products) accept the proposal or [`nearest_quotient`], the exact
 /// search, settles it.
@@ -110,8 +111,12 @@ fn normalize_wide_within<const N: usize>(c: [Fpx16_16; N], bound: f64) -> [Fpx16
     if sum == 0 {
         return [Fpx16_16::ZERO; N];
     }
-    // sum < 2^63: exact in the i64 conversion (a signed conversion is one
-    // instruction on x86-64).
+    // A sum of 2^63 or more (both components of a Vec2 near MIN) goes the
+    // integer way too: below it the signed conversion (one instruction on
+    // x86-64) is the exact sum's.
+    if sum > i64::MAX as u64 {
+        return normalize_huge(c);
+    }
     let scale = 65536.0 / (sum as i64 as f64).sqrt();
     let mut out = [0u64; N];
     let mut decided = true;
@@ -163,15 +168,15 @@ fn is_nearest_quotient(mag: u64, sum: u64, r: u64) -> bool {
     target < hi && (r == 0 || lo < target)
 }
 
-/// [`normalize_wide`] for sums beyond `u64` (four or more components near
-/// `MIN`/`MAX`): an integer root of the exact `u128` sum seeds the exact
-/// search.
+/// [`normalize_wide`] for sums of `2^63` or more (a `Vec2` or `Vec3` with
+/// components near `MIN`, or four or more near `MIN`/`MAX`, beyond `u64`):
+/// an integer root of the exact `u128` sum seeds the exact search.
 #[cold]
 #[inline(never)]
 fn normalize_huge<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] {
     let sum = sum_of_squares(c.map(|x| i64::from(x.to_raw())));
-    // L = round(sqrt(sum)) >= 2^32 is precise already: |c|·2^16 / L is
-    // within one of the answer.
+    // L = round(sqrt(sum)) >= 2^31.5 is precise already (relative error
+    // below 2^−32): |c|·2^16 / L is within one of the answer.
     let len = u64::try_from(isqrt_round_u128(sum)).unwrap_or(u64::MAX);
     c.map(|x| {
         let mag = u64::from(x.to_raw().unsigned_abs());
@@ -318,6 +323,7 @@ mod tests {
             [1, 1],
             [i32::MIN, 1],
             [i32::MAX, i32::MIN],
+            [i32::MIN, i32::MIN],
         ] {
             let v = v.map(r);
             assert_eq!(normalize_wide(v), normalize_wide_within(v, 0.0), "{v:?}");
