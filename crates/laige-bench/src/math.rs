@@ -30,11 +30,19 @@
 //!   the same order: the end states are checked bit-identical after the
 //!   run). `math.workload_10k.fp_vs_f32`: the ratio, the price of the
 //!   pinned type over a user's own `f32` code.
+//! - `math.workload_parts_10k.{fx,fp}_{integrate,attract}_ms`: the same
+//!   workload's two passes measured apart on both backends (a `Vec` of 10k
+//!   bodies each), and `{integrate,attract}_fx_vs_fp`: where the
+//!   `Fpx16_16` workload's time goes; `fx_attract_without_normalize_ms`
+//!   is the attract pass with `center − pos` in place of its direction
+//!   (not the workload: the share that is not `normalize_wide`), and
+//!   `fx_attract_proposal_only_ms` the pass with `normalize_wide`'s binary64
+//!   proposal alone (no exact decision): the floor of that method.
 
 use std::hint::black_box;
 
 use fixed::types::I16F16;
-use laige_core::{Fp32Pinned, Fpx16_16, Vec2};
+use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
 use laige_sim::workload::{self, WorkloadConfig, WorkloadParams};
 
 use crate::harness::Bench;
@@ -516,6 +524,9 @@ pub fn run(b: &mut Bench) {
     if b.wants("math.workload_10k") {
         pinned_workload_vs_f32(b);
     }
+    if b.wants("math.workload_parts_10k") {
+        workload_parts(b);
+    }
 }
 
 /// One body of the workload, on `Fp32Pinned`.
@@ -655,6 +666,128 @@ fn pinned_workload_vs_f32(b: &mut Bench) {
     b.record("math.workload_10k.fp_ms", fp, "ms");
     b.record("math.workload_10k.f32_ms", f, "ms");
     b.ratio("math.workload_10k.fp_vs_f32", fp, f);
+}
+
+/// One body of the workload on either backend.
+#[derive(Clone, Copy)]
+struct Body<S> {
+    pos: Vec2<S>,
+    prev: Vec2<S>,
+    vel: Vec2<S>,
+}
+
+/// The 10k workload's bodies and constants on `S`.
+fn bodies<S: SimScalar>(config: &WorkloadConfig) -> (Vec<Body<S>>, WorkloadParams<S>) {
+    let bodies = workload::initial_state::<S>(config)
+        .map(|(pos, prev, vel)| Body {
+            pos: pos.0,
+            prev: prev.0,
+            vel: vel.0,
+        })
+        .collect();
+    (bodies, WorkloadParams::new(config))
+}
+
+/// `math.workload_parts_10k`: the reference workload's two passes apart,
+/// over a `Vec` of 10k bodies on each backend, all four interleaved:
+/// `{fx,fp}_integrate_ms` (`prev = pos; pos += vel·dt`, reflect) and
+/// `{fx,fp}_attract_ms` (`vel += normalize_wide(center − pos)·accel_dt`),
+/// each pass run on its own (the bodies drift as in the real tick), and
+/// the `fx_vs_fp` ratio of each: where `Fpx16_16`'s time goes.
+fn workload_parts(b: &mut Bench) {
+    let config = WorkloadConfig {
+        entities: 10_000,
+        ..WorkloadConfig::default()
+    };
+    let (mut fx_i, fx_p) = bodies::<Fpx16_16>(&config);
+    let mut fx_a = fx_i.clone();
+    let mut fx_n = fx_i.clone();
+    let mut fx_b = fx_i.clone();
+    let (mut fp_i, fp_p) = bodies::<Fp32Pinned>(&config);
+    let mut fp_a = fp_i.clone();
+    let mut run_fx_i = || {
+        for b in black_box(&mut fx_i).iter_mut() {
+            workload::integrate(&mut b.pos, &mut b.prev, &mut b.vel, black_box(&fx_p));
+        }
+    };
+    let mut run_fx_a = || {
+        for b in black_box(&mut fx_a).iter_mut() {
+            workload::attract(&b.pos, &mut b.vel, black_box(&fx_p));
+        }
+    };
+    let mut run_fp_i = || {
+        for b in black_box(&mut fp_i).iter_mut() {
+            workload::integrate(&mut b.pos, &mut b.prev, &mut b.vel, black_box(&fp_p));
+        }
+    };
+    let mut run_fp_a = || {
+        for b in black_box(&mut fp_a).iter_mut() {
+            workload::attract(&b.pos, &mut b.vel, black_box(&fp_p));
+        }
+    };
+    // The attract pass without its normalize (`vel += (center − pos) ·
+    // accel_dt`, the same Fpx16_16 ops otherwise): not the workload, the
+    // part of its time that is not normalize_wide.
+    let mut run_fx_n = || {
+        for b in black_box(&mut fx_n).iter_mut() {
+            let p = black_box(&fx_p);
+            b.vel += (p.center - b.pos) * p.accel_dt;
+        }
+    };
+    // A lower bound of the method, not an implementation: the attract
+    // pass with each direction component only proposed (the binary64
+    // quotient rounded, no decision, no fallback), the rest as above.
+    let mut run_fx_b = || {
+        for b in black_box(&mut fx_b).iter_mut() {
+            let p = black_box(&fx_p);
+            let d = p.center - b.pos;
+            b.vel += proposed_direction(d) * p.accel_dt;
+        }
+    };
+    let samples = b.scaled(200).max(10);
+    let stats = b.interleaved(
+        samples,
+        1,
+        &mut [
+            &mut run_fx_i,
+            &mut run_fp_i,
+            &mut run_fx_a,
+            &mut run_fp_a,
+            &mut run_fx_n,
+            &mut run_fx_b,
+        ],
+    );
+    let ms: Vec<f64> = stats.iter().map(|s| s.median / 1e6).collect();
+    let name = "math.workload_parts_10k";
+    b.record(&format!("{name}.fx_integrate_ms"), ms[0], "ms");
+    b.record(&format!("{name}.fp_integrate_ms"), ms[1], "ms");
+    b.record(&format!("{name}.fx_attract_ms"), ms[2], "ms");
+    b.record(&format!("{name}.fp_attract_ms"), ms[3], "ms");
+    b.ratio(&format!("{name}.integrate_fx_vs_fp"), ms[0], ms[1]);
+    b.ratio(&format!("{name}.attract_fx_vs_fp"), ms[2], ms[3]);
+    b.record(
+        &format!("{name}.fx_attract_without_normalize_ms"),
+        ms[4],
+        "ms",
+    );
+    b.record(&format!("{name}.fx_attract_proposal_only_ms"), ms[5], "ms");
+}
+
+/// `normalize_wide`'s binary64 proposal alone (each component the rounded
+/// quotient `|c|·2^16 / sqrt(Σ c²)`, signed), without the decision that
+/// makes it exact: the floor of the method, for the bench only.
+#[inline]
+fn proposed_direction(d: Vec2<Fpx16_16>) -> Vec2<Fpx16_16> {
+    let (x, y) = (i64::from(d.x.to_raw()), i64::from(d.y.to_raw()));
+    let root = ((x * x + y * y) as u64 as f64).sqrt();
+    let q = |c: i64| {
+        // Rounded by adding 2^52 (`round_ties_even` is a libm call on
+        // baseline x86-64).
+        let q = (c.unsigned_abs() << 16) as f64 / root + 4_503_599_627_370_496.0;
+        let r = q.to_bits().wrapping_sub(4_503_599_627_370_496f64.to_bits()) as i32;
+        Fpx16_16::from_raw(if c < 0 { -r } else { r })
+    };
+    Vec2::new(q(x), q(y))
 }
 
 /// Plain-`f32` 2D vector for the baseline kernel, with the ops a user's

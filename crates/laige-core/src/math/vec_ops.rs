@@ -177,7 +177,7 @@ macro_rules! impl_vec_methods {
             /// The direction through the wide path. Q16.16: each component
             /// is the Q16.16 value **nearest to the exact** `c / |v|`, with
             /// `|v|` the exact root of the sum of squared raws (not
-            /// saturated) — computed in integers, no tie possible. Any
+            /// saturated) — decided exactly, no tie possible. Any
             /// non-zero vector, however short or long, gets a unit
             /// direction to within half a raw step per component (raw
             /// `(1, 1)` → `(0.70711, 0.70711)`). Only the zero vector gives

@@ -57,22 +57,47 @@ pub(crate) fn distance_wide<const N: usize>(a: [Fpx16_16; N], b: [Fpx16_16; N]) 
 }
 
 /// `normalize_wide`: each component is the Q16.16 value **nearest to the
-/// exact** `c_i / |v|` (`|v| = sqrt(Σ raw_j²)`, unsaturated), computed in
-/// integers. No tie can occur (if `|v|` is irrational the quotient is; if
-/// it is an integer, the reduced direction has an odd denominator), so the
-/// result is unique. Vectors of any length — tiny or longer than `MAX` —
-/// get a unit direction to within half a raw step per component. The zero
-/// vector (and only it: the sum is exact) gives the zero vector.
+/// exact** `c_i / |v|` (`|v| = sqrt(Σ raw_j²)`, unsaturated). No tie can
+/// occur (if `|v|` is irrational the quotient is; if it is an integer, the
+/// reduced direction has an odd denominator), so the result is unique.
+/// Vectors of any length — tiny or longer than `MAX` — get a unit
+/// direction to within half a raw step per component. The zero vector
+/// (and only it: the sum is exact) gives the zero vector.
 ///
-/// How: for every `Vec2` and `Vec3` (their sums fit `u64`) a binary64
-/// quotient proposes each component and the exact comparisons of
-/// [`is_nearest_quotient`] accept it — two `u64 × u64 → u128` products, no
-/// division. The float only proposes: a proposal the integers reject (the
-/// quotient within about `2^−34` of a half, or a platform's float gone
-/// astray) is settled by [`nearest_quotient`], the exact search, so the
-/// result is the same on every platform.
+/// How: for every sum below `2^63` (every `Vec2` and `Vec3` but those
+/// near `MIN`) a binary64 quotient `q` proposes each component, and
+/// [`FAR_FROM_A_HALF`] decides it unless the quotient lies near a
+/// rounding boundary; there the exact
+/// comparisons of [`is_nearest_quotient`] (two `u64 × u64 → u128`
+/// products) accept the proposal or [`nearest_quotient`], the exact
+/// search, settles it.
+///
+/// Why the bound decides exactly. `S = Σ raw²` (an integer `< 2^63`),
+/// `m = |raw_i| <= 2^31` (exact in binary64), `Q = m·2^16 / sqrt(S) <=
+/// 2^16` the exact quotient. Four binary64 operations give `q`: `S as
+/// f64`, `sqrt`, `65536 / ·`, `m · ·`, each within a relative `u = 2^−53`
+/// (IEEE 754's correct rounding, which Rust's `f64` operations have on
+/// every target, as `Fp32Pinned` relies on for `f32`), so `q = Q·(1 + ε)`
+/// with `|ε| <= 3.5u + O(u²) < 2^−51`: `|q − Q| < 2^16 · 2^−51 = 2^−35`.
+/// `k = (q + 2^52) − 2^52` is an integer within 1 of `q` (exact: the sum
+/// is below `2^53`, so its ulp is 1; the subtraction of the same power is
+/// exact), and `q − k` is exact (Sterbenz: `k/2 <= q <= 2k` when `k >= 1`,
+/// `q − 0 = q`). If `|q − k| < 1/2 − 2^−32` then `|Q − k| < 1/2 − 2^−32 +
+/// 2^−35 < 1/2`: `k` is the integer nearest to `Q`, the result. The slack
+/// (`2^−32` against an error below `2^−35`) also covers a float that
+/// rounds each operation to within 2 ulp instead of half an ulp. About
+/// one component in `2^31` (`|q − k|` within `2^−32` of a half) takes the
+/// exact comparisons instead.
 #[inline]
 pub(crate) fn normalize_wide<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] {
+    normalize_wide_within(c, FAR_FROM_A_HALF)
+}
+
+/// [`normalize_wide`] with the fast decision's bound as a parameter: a
+/// bound of 0 sends every component through the exact comparisons (the
+/// tests compare the two).
+#[inline(always)]
+fn normalize_wide_within<const N: usize>(c: [Fpx16_16; N], bound: f64) -> [Fpx16_16; N] {
     // The sum in u64 (each square <= 2^62): it overflows only with four or
     // more components near MIN/MAX.
     let mut sum: u64 = 0;
@@ -86,26 +111,44 @@ pub(crate) fn normalize_wide<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] 
     if sum == 0 {
         return [Fpx16_16::ZERO; N];
     }
-    // 2^16 / sqrt(sum) in binary64: within a relative 2^−51 of the exact
-    // value (three roundings), so `mag · scale` (one more) is within
-    // 2^−34 of the exact quotient `mag · 2^16 / sqrt(sum)` (<= 2^16).
-    let scale = 65536.0 / (sum as f64).sqrt();
-    c.map(|x| {
+    // A sum of 2^63 or more (both components of a Vec2 near MIN) goes the
+    // integer way too: below it the signed conversion (one instruction on
+    // x86-64) is the exact sum's.
+    if sum > i64::MAX as u64 {
+        return normalize_huge(c);
+    }
+    let scale = 65536.0 / (sum as i64 as f64).sqrt();
+    let mut out = [0u64; N];
+    let mut decided = true;
+    for (o, x) in out.iter_mut().zip(c) {
         let mag = u64::from(x.to_raw().unsigned_abs());
-        // The quotient rounded to an integer (adding 2^52 rounds it); for
-        // a wild float, anything, which the comparisons then reject.
-        let guess = (mag as i64 as f64 * scale + ROUND_TO_INTEGER)
-            .to_bits()
-            .wrapping_sub(ROUND_TO_INTEGER.to_bits());
-        let r = if is_nearest_quotient(mag, sum, guess) {
-            guess
-        } else {
-            nearest_quotient(mag, u128::from(sum), guess)
-        };
-        let r = r as i32; // r <= 2^16
+        let q = mag as i64 as f64 * scale;
+        let rounded = q + ROUND_TO_INTEGER;
+        // The integer k nearest to q, and q − k (both exact: see above).
+        *o = rounded.to_bits().wrapping_sub(ROUND_TO_INTEGER.to_bits());
+        let off = q - (rounded - ROUND_TO_INTEGER);
+        decided &= off.abs() < bound;
+    }
+    if !decided {
+        for (o, x) in out.iter_mut().zip(c) {
+            let mag = u64::from(x.to_raw().unsigned_abs());
+            if !is_nearest_quotient(mag, sum, *o) {
+                *o = nearest_quotient(mag, u128::from(sum), *o);
+            }
+        }
+    }
+    let mut i = 0;
+    c.map(|x| {
+        let r = out[i] as i32; // r <= 2^16
+        i += 1;
         Fpx16_16::from_raw(if x.to_raw() < 0 { -r } else { r })
     })
 }
+
+/// The bound of [`normalize_wide`]'s fast decision: a binary64 quotient
+/// closer than this to its nearest integer rounds to the same integer as
+/// the exact quotient (`1/2 − 2^−32`; the float's error is below `2^−35`).
+const FAR_FROM_A_HALF: f64 = 0.5 - 1.0 / 4_294_967_296.0;
 
 /// Whether `r` is the integer nearest to `mag·2^16 / sqrt(sum)`:
 /// `(2r − 1)²·sum < 4·mag²·2^32 < (2r + 1)²·sum` (for `r = 0` only the
@@ -125,15 +168,15 @@ fn is_nearest_quotient(mag: u64, sum: u64, r: u64) -> bool {
     target < hi && (r == 0 || lo < target)
 }
 
-/// [`normalize_wide`] for sums beyond `u64` (four or more components near
-/// `MIN`/`MAX`): an integer root of the exact `u128` sum seeds the exact
-/// search.
+/// [`normalize_wide`] for sums of `2^63` or more (a `Vec2` or `Vec3` with
+/// components near `MIN`, or four or more near `MIN`/`MAX`, beyond `u64`):
+/// an integer root of the exact `u128` sum seeds the exact search.
 #[cold]
 #[inline(never)]
 fn normalize_huge<const N: usize>(c: [Fpx16_16; N]) -> [Fpx16_16; N] {
     let sum = sum_of_squares(c.map(|x| i64::from(x.to_raw())));
-    // L = round(sqrt(sum)) >= 2^32 is precise already: |c|·2^16 / L is
-    // within one of the answer.
+    // L = round(sqrt(sum)) >= 2^31.5 is precise already (relative error
+    // below 2^−32): |c|·2^16 / L is within one of the answer.
     let len = u64::try_from(isqrt_round_u128(sum)).unwrap_or(u64::MAX);
     c.map(|x| {
         let mag = u64::from(x.to_raw().unsigned_abs());
@@ -249,6 +292,41 @@ mod tests {
                 assert!(!is_nearest_quotient(mag, sum, r + 1), "{a} {b}");
                 assert!(r == 0 || !is_nearest_quotient(mag, sum, r - 1), "{a} {b}");
             }
+        }
+    }
+
+    /// The bound's fast decision gives the exact comparisons' result: over
+    /// seeded vectors of every scale (both components from 1 raw to near
+    /// `MIN`), `Vec2` and `Vec3`, and the vectors whose quotients are exact
+    /// integers or halves away from them.
+    #[test]
+    fn the_fast_decision_is_the_exact_one() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // A raw of a random bit length (1..=32), either sign.
+            (x as i32) >> (x >> 59)
+        };
+        for _ in 0..300_000 {
+            let v3 = [r(next()), r(next()), r(next())];
+            let v2 = [v3[0], v3[1]];
+            assert_eq!(normalize_wide(v2), normalize_wide_within(v2, 0.0), "{v2:?}");
+            assert_eq!(normalize_wide(v3), normalize_wide_within(v3, 0.0), "{v3:?}");
+        }
+        for v in [
+            [3, 4],
+            [5, 12],
+            [1, 0],
+            [0, -7],
+            [1, 1],
+            [i32::MIN, 1],
+            [i32::MAX, i32::MIN],
+            [i32::MIN, i32::MIN],
+        ] {
+            let v = v.map(r);
+            assert_eq!(normalize_wide(v), normalize_wide_within(v, 0.0), "{v:?}");
         }
     }
 
