@@ -79,13 +79,17 @@ pub(crate) fn distance_wide<const N: usize>(a: [Fpx16_16; N], b: [Fpx16_16; N]) 
 /// (IEEE 754's correct rounding, which Rust's `f64` operations have on
 /// every target, as `Fp32Pinned` relies on for `f32`), so `q = Q·(1 + ε)`
 /// with `|ε| <= 3.5u + O(u²) < 2^−51`: `|q − Q| < 2^16 · 2^−51 = 2^−35`.
-/// `k = (q + 2^52) − 2^52` is an integer within 1 of `q` (exact: the sum
-/// is below `2^53`, so its ulp is 1; the subtraction of the same power is
-/// exact), and `q − k` is exact (Sterbenz: `k/2 <= q <= 2k` when `k >= 1`,
-/// `q − 0 = q`). If `|q − k| < 1/2 − 2^−32` then `|Q − k| < 1/2 − 2^−32 +
-/// 2^−35 < 1/2`: `k` is the integer nearest to `Q`, the result. The slack
-/// (`2^−32` against an error below `2^−35`) also covers a float that
-/// rounds each operation to within 2 ulp instead of half an ulp. About
+/// `k`, the bits of `q + 2^52` as a binary64 less those of `2^52`, is an
+/// integer within 1 of `q` (the sum is below `2^53`, so its ulp is 1), and
+/// `q − k`, with `k` converted back (exact), is exact (Sterbenz: `k/2 <= q
+/// <= 2k` when `k >= 1`, `q − 0 = q`). If `|q − k| < 1/2 − 2^−32` then
+/// `|Q − k| < 1/2 − 2^−32 + 2^−35 < 1/2`: `k` is the integer nearest to
+/// `Q`, the result. The slack (`2^−32` against an error below `2^−35`)
+/// also covers a float that rounds each operation to within 2 ulp instead
+/// of half an ulp, and a float unit that keeps intermediates wider than
+/// binary64 (x87): `k` comes from the stored bits, which are rounded to
+/// an integer, never from `(q + 2^52) − 2^52` in a register, which there
+/// can give back `q` itself and so an offset of 0 for every `q`. About
 /// one component in `2^31` (`|q − k|` within `2^−32` of a half) takes the
 /// exact comparisons instead.
 #[inline]
@@ -123,10 +127,13 @@ fn normalize_wide_within<const N: usize>(c: [Fpx16_16; N], bound: f64) -> [Fpx16
     for (o, x) in out.iter_mut().zip(c) {
         let mag = u64::from(x.to_raw().unsigned_abs());
         let q = mag as i64 as f64 * scale;
-        let rounded = q + ROUND_TO_INTEGER;
-        // The integer k nearest to q, and q − k (both exact: see above).
-        *o = rounded.to_bits().wrapping_sub(ROUND_TO_INTEGER.to_bits());
-        let off = q - (rounded - ROUND_TO_INTEGER);
+        // The integer k nearest to q, from the stored bits; q − k from k
+        // itself (both exact: see above).
+        let k = (q + ROUND_TO_INTEGER)
+            .to_bits()
+            .wrapping_sub(ROUND_TO_INTEGER.to_bits());
+        *o = k;
+        let off = q - k as i64 as f64;
         decided &= off.abs() < bound;
     }
     if !decided {
