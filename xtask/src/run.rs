@@ -79,6 +79,20 @@ pub const ENGINE_EXAMPLES: [&str; 5] = [
 /// and exits non-zero when the pixels it must show are not there.
 pub const WINDOWED_EXAMPLES: [&str; 2] = ["pong", "custom_pass"];
 
+/// `--config` arguments of the heavy tests' builds: the code they test —
+/// the workspace crates (which `"*"` does not match) and `libm`
+/// (`Fp32Pinned`'s functions) — at the `test-opt` profile's opt-level 3
+/// with its debug assertions and overflow checks; every other dependency
+/// at opt-level 0. Those are the test tools and, for laige-render, the
+/// window and GL stack its handoff stress test never calls (nearly all of
+/// that step's time was building them optimized: 218 of 229 s).
+pub const HEAVY_DEPS_CONFIG: [&str; 4] = [
+    "--config",
+    r#"profile.test-opt.package."*".opt-level=0"#,
+    "--config",
+    "profile.test-opt.package.libm.opt-level=3",
+];
+
 /// The first line of a test file's `//!` doc comment (what it checks).
 fn test_summary(pkg: &str, test: &str) -> String {
     let path = root()
@@ -193,6 +207,7 @@ pub fn test() -> anyhow::Result<()> {
     for (k, (pkg, t)) in heavy.iter().enumerate() {
         let mut c = cargo();
         c.args(["test", "--profile", "test-opt", "-p", pkg, "--test", t]);
+        c.args(HEAVY_DEPS_CONFIG);
         c.args(["--", "--ignored"]);
         let what = test_summary(pkg, t);
         let name = format!(

@@ -4,9 +4,9 @@
 //! expected hashes are committed: any change in any result of any op — a
 //! rounding, a saturation, an evaluation order — fails this test.
 //!
-//! The heavy test at the end does the same for every one of the 2^32
-//! inputs of the `Fpx16_16` `sin`, `cos` and `sin_cos` (their fast paths
-//! must reproduce every bit of the exact Q62 path they short-cut).
+//! The hashes of `Fpx16_16` `sin` and `cos` over every one of the 2^32
+//! inputs are taken by the exhaustive pass that checks those values
+//! (`tests/math_trig_exhaustive.rs`), which computes them anyway.
 //!
 //! If a change of results is intended (a spec change), it breaks every
 //! recorded replay: update the constants only together with a note in
@@ -27,11 +27,6 @@ const GAME_OPS_FIXED_HASH: u64 = 0xce99_e7b2_b367_82bd;
 /// Expected hash of the game-ops sequence on `Fp32Pinned` (pure-Rust
 /// `libm`: the same on every IEEE target).
 const GAME_OPS_PINNED_HASH: u64 = 0xf59d_6f52_52f1_c779;
-
-/// Expected hashes of `sin`, `cos` over every raw `Fpx16_16` input
-/// ([`all_raws_hash`]); `sin_cos` must hash to both.
-const ALL_RAWS_SIN_HASH: u64 = 0xcd70_efdc_1979_2467;
-const ALL_RAWS_COS_HASH: u64 = 0x3eab_5389_98e2_c640;
 
 const TICKS: u32 = 4096;
 const SEED: u64 = 0x1A16_E5EE_D000_0001;
@@ -252,51 +247,4 @@ fn the_sequence_is_repeatable_and_backend_specific() {
         <Fpx16_16 as SimScalar>::BACKEND,
         MathBackend::FixedPoint16_16
     );
-}
-
-/// An order-independent hash of `f` over all 2^32 raw inputs, on two
-/// threads: the wrapping sum of SplitMix64's finalizer over
-/// `(input, output)` pairs, so any changed output changes it.
-fn all_raws_hash(f: impl Fn(Fpx16_16) -> [i32; 2] + Sync) -> [u64; 2] {
-    fn mix(mut z: u64) -> u64 {
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    let halves = std::thread::scope(|s| {
-        let f = &f;
-        let handles = [0u64, 1].map(|half| {
-            s.spawn(move || {
-                let mut h = [0u64; 2];
-                for i in (half << 31)..((half + 1) << 31) {
-                    let out = f(Fpx16_16::from_raw(i as u32 as i32));
-                    for (h, o) in h.iter_mut().zip(out) {
-                        *h = h.wrapping_add(mix(i | (u64::from(o as u32) << 32)));
-                    }
-                }
-                h
-            })
-        });
-        handles.map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-    });
-    [
-        halves[0][0].wrapping_add(halves[1][0]),
-        halves[0][1].wrapping_add(halves[1][1]),
-    ]
-}
-
-#[test]
-#[ignore = "heavy: run optimized by `cargo xtask test`"]
-fn every_raw_sin_and_cos_match_the_committed_hashes() {
-    let [sin, cos] = all_raws_hash(|x| [x.sin().to_raw(), x.cos().to_raw()]);
-    let both = all_raws_hash(|x| {
-        let (s, c) = x.sin_cos();
-        [s.to_raw(), c.to_raw()]
-    });
-    assert_eq!(
-        [sin, cos],
-        [ALL_RAWS_SIN_HASH, ALL_RAWS_COS_HASH],
-        "all-raws sin/cos hashes changed: {sin:#018x}, {cos:#018x}"
-    );
-    assert_eq!(both, [sin, cos], "sin_cos is not the two calls");
 }

@@ -23,7 +23,8 @@
 //! ticks, same checkpoints), and each of them also runs the laige-core
 //! math test suite through cargo's target runner, built at the release
 //! opt-level with debug assertions and overflow checks
-//! ([`matrix::MATH_SUITE_PROFILE`]). Equal runs on any two
+//! ([`matrix::MATH_SUITE_PROFILE`]; the test tools among its dependencies
+//! at opt-level 0, [`matrix::math_suite_config`]). Equal runs on any two
 //! targets must also have recorded byte-identical replays.
 //!
 //! A negative control runs too: the release binary with `--perturb` (one

@@ -44,8 +44,10 @@ pub struct Outcome {
 
 /// The order of the builds: the host's debug builds (their runs are the
 /// longest of the host), every cross target in one invocation (emulated
-/// runs are the longest of all), the host's optimized builds, the math
-/// suites.
+/// runs are the longest of all), the math suites (their runs, under QEMU
+/// and Node, are the longest jobs: they go beside the host's optimized
+/// builds instead of after every build), the host's optimized builds
+/// (their runs take seconds).
 fn steps(variants: &[Variant], with_suites: bool) -> Vec<Step> {
     let host = |debug: bool| {
         variants
@@ -71,10 +73,10 @@ fn steps(variants: &[Variant], with_suites: bool) -> Vec<Step> {
                 .collect(),
         ));
     }
-    out.extend(host(false));
     if with_suites {
         out.push(Step::Suites);
     }
+    out.extend(host(false));
     out
 }
 
@@ -172,11 +174,12 @@ fn weight(variants: &[Variant], j: &Job) -> u8 {
 }
 
 /// Runs `c` (a cargo command with `--message-format=json*`), calling
-/// `artifact(executable path, elapsed seconds, its profile)` for each
-/// executable it reports, as it reports it; whether cargo succeeded.
+/// `artifact(executable path, elapsed seconds, the message)` for each
+/// artifact it reports (the path `None` for a library), as it reports it;
+/// whether cargo succeeded.
 fn cargo_json(
     mut c: Command,
-    mut artifact: impl FnMut(PathBuf, f64, &serde_json::Value),
+    mut artifact: impl FnMut(Option<PathBuf>, f64, &serde_json::Value),
 ) -> anyhow::Result<std::process::ExitStatus> {
     let t = Instant::now();
     let mut child = c.stdout(Stdio::piped()).spawn().context("starting cargo")?;
@@ -189,13 +192,11 @@ fn cargo_json(
             if msg["reason"] != "compiler-artifact" {
                 continue;
             }
-            if let Some(exe) = msg["executable"].as_str() {
-                artifact(
-                    PathBuf::from(exe),
-                    t.elapsed().as_secs_f64(),
-                    &msg["profile"],
-                );
-            }
+            artifact(
+                msg["executable"].as_str().map(PathBuf::from),
+                t.elapsed().as_secs_f64(),
+                &msg,
+            );
         }
     }
     child.wait().context("waiting for cargo")
@@ -283,7 +284,8 @@ fn build_steps(
                 } else {
                     String::new()
                 };
-                let status = cargo_json(first.command(&triples)?, |exe, secs, _profile| {
+                let status = cargo_json(first.command(&triples)?, |exe, secs, _msg| {
+                    let Some(exe) = exe else { return };
                     // The variant whose binary this is: the only one, or
                     // the cross target named in the path.
                     let Some(&i) = members.iter().find(|&&i| {
@@ -330,27 +332,55 @@ fn build_steps(
                     .filter_map(|&i| variants[i].target.triple)
                     .collect();
                 let mut last = vec![0.0_f64; triples.len()];
-                // Per triple, a test executable built without the suite's
-                // profile settings (they did not take effect).
+                // Per triple, a test executable or an optimized dependency
+                // built without the suite's profile settings (they did not
+                // take effect), and the optimized dependencies reported.
                 let mut unoptimized: Vec<Option<String>> = vec![None; triples.len()];
+                let mut deps_seen = vec![0_usize; triples.len()];
                 let mut status = None;
                 for c in matrix::math_suite(&triples, true) {
-                    status = Some(cargo_json(c, |exe, secs, profile| {
+                    status = Some(cargo_json(c, |exe, secs, msg| {
+                        let profile = &msg["profile"];
                         let test = profile["test"].as_bool().unwrap_or(false);
-                        if let Some(k) = triples
+                        let dep = matrix::MATH_SUITE_OPTIMIZED_DEPS
+                            .contains(&msg["target"]["name"].as_str().unwrap_or(""));
+                        let path = match exe {
+                            Some(exe) if test => exe,
+                            None if dep => match msg["filenames"][0].as_str() {
+                                Some(f) => PathBuf::from(f),
+                                None => return,
+                            },
+                            _ => return,
+                        };
+                        // Host-side units have no triple in their path.
+                        let Some(k) = triples
                             .iter()
-                            .position(|t| test && exe.components().any(|c| c.as_os_str() == *t))
-                        {
+                            .position(|t| path.components().any(|c| c.as_os_str() == *t))
+                        else {
+                            return;
+                        };
+                        if test {
                             last[k] = secs;
-                            if !suite_profile_applied(profile) {
-                                unoptimized[k] = Some(format!(
-                                    "{} was built with {profile} instead of {}",
-                                    exe.display(),
-                                    matrix::MATH_SUITE_FLAGS
-                                ));
-                            }
+                        } else {
+                            deps_seen[k] += 1;
+                        }
+                        if !suite_profile_applied(profile) {
+                            unoptimized[k] = Some(format!(
+                                "{} was built with {profile} instead of {}",
+                                path.display(),
+                                matrix::MATH_SUITE_FLAGS
+                            ));
                         }
                     })?);
+                }
+                for (k, seen) in deps_seen.iter().enumerate() {
+                    if *seen < matrix::MATH_SUITE_OPTIMIZED_DEPS.len() && unoptimized[k].is_none() {
+                        unoptimized[k] = Some(format!(
+                            "cargo reported no {} artifact for {}",
+                            matrix::MATH_SUITE_OPTIMIZED_DEPS.join(", "),
+                            triples[k]
+                        ));
+                    }
                 }
                 let ok = status.is_some_and(|s| s.success());
                 for (k, t) in triples.iter().enumerate() {
@@ -394,7 +424,8 @@ fn build_steps(
 
 /// Whether a test executable's profile (cargo's `profile` of its
 /// `compiler-artifact` message) is the math suites' one: opt-level 3 with
-/// debug assertions and overflow checks.
+/// debug assertions and overflow checks. The same for the optimized
+/// dependencies ([`matrix::MATH_SUITE_OPTIMIZED_DEPS`]).
 pub(super) fn suite_profile_applied(profile: &serde_json::Value) -> bool {
     profile["opt_level"] == "3"
         && profile["debug_assertions"] == true

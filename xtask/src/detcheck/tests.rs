@@ -490,7 +490,7 @@ fn runners_come_from_the_cargo_config() {
 }
 
 #[test]
-fn the_math_suites_build_and_run_at_the_release_opt_level_with_checks() {
+fn the_math_suites_build_and_run_at_the_release_opt_level_with_checks_libm_included() {
     let s390x = "s390x-unknown-linux-gnu";
     let commands = matrix::math_suite(&[s390x, "wasm32-wasip1"], true)
         .into_iter()
@@ -498,6 +498,23 @@ fn the_math_suites_build_and_run_at_the_release_opt_level_with_checks() {
     for c in commands {
         let args: Vec<_> = c.get_args().map(|a| a.to_string_lossy()).collect();
         assert!(args.iter().any(|a| a == "--release"), "{args:?}");
+        // The other dependencies at opt-level 0, libm kept at 3.
+        for w in matrix::math_suite_config().windows(2).step_by(2) {
+            assert!(
+                args.windows(2).any(|a| a[0] == w[0] && a[1] == w[1]),
+                "{w:?} missing from {args:?}"
+            );
+        }
+        assert!(
+            args.iter()
+                .any(|a| a == r#"profile.release.package."*".opt-level=0"#),
+            "{args:?}"
+        );
+        assert!(
+            args.iter()
+                .any(|a| a == "profile.release.package.libm.opt-level=3"),
+            "{args:?}"
+        );
         let envs: Vec<_> = c.get_envs().collect();
         for (k, v) in matrix::MATH_SUITE_PROFILE {
             assert!(
