@@ -74,6 +74,10 @@ pub const ENGINE_EXAMPLES: [&str; 5] = [
     "snake",
 ];
 
+/// The examples of `crates/laige-net/examples`, run the same way (each
+/// exits non-zero when its peers disagree).
+pub const NET_EXAMPLES: [&str; 1] = ["two_peers"];
+
 /// The examples that also run windowed: under `xvfb-run` (a private X
 /// server) with `--window --screenshot PATH`, each reads its frame 30 back
 /// and exits non-zero when the pixels it must show are not there.
@@ -130,6 +134,13 @@ pub fn test() -> anyhow::Result<()> {
         let mut c = cargo();
         c.args(["run", "-p", "laige-engine", "--example", example]);
         if !step(&format!("example {example}"), c)? {
+            failed.push(format!("example {example}"));
+        }
+    }
+    for example in NET_EXAMPLES {
+        let mut c = cargo();
+        c.args(["run", "-p", "laige-net", "--example", example]);
+        if !step(&format!("example {example} (laige-net)"), c)? {
             failed.push(format!("example {example}"));
         }
     }
@@ -317,22 +328,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_engine_example_is_run_by_the_test_command() {
-        let dir = root().join("crates/laige-engine/examples");
-        let mut found: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| {
-                let name = e.ok()?.file_name().into_string().ok()?;
-                name.strip_suffix(".rs").map(str::to_owned)
-            })
-            .collect();
-        found.sort();
-        let mut listed: Vec<String> = ENGINE_EXAMPLES.iter().map(|s| (*s).to_owned()).collect();
-        listed.sort();
-        assert_eq!(
-            found, listed,
-            "crates/laige-engine/examples vs ENGINE_EXAMPLES"
-        );
+    fn every_example_is_run_by_the_test_command() {
+        for (krate, list) in [
+            ("laige-engine", &ENGINE_EXAMPLES[..]),
+            ("laige-net", &NET_EXAMPLES[..]),
+        ] {
+            let dir = root().join("crates").join(krate).join("examples");
+            let mut found: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .filter_map(|e| {
+                    let name = e.ok()?.file_name().into_string().ok()?;
+                    name.strip_suffix(".rs").map(str::to_owned)
+                })
+                .collect();
+            found.sort();
+            let mut listed: Vec<String> = list.iter().map(|s| (*s).to_owned()).collect();
+            listed.sort();
+            assert_eq!(found, listed, "crates/{krate}/examples vs the list run");
+        }
         assert!(
             WINDOWED_EXAMPLES
                 .iter()

@@ -20,8 +20,9 @@
 //! within 5 · 2^−32 in `u64` arithmetic (four products after the
 //! reduction's). Outside a band of ±2^−28 around each rounding boundary
 //! that rounds to the Q62 path's result; inside it (about one input in
-//! 2000) the Q62 path runs. The all-2^32 known-answer hashes
-//! (`tests/math_known_answer.rs`) prove the two agree on every input.
+//! 2000) the Q62 path runs. The all-2^32 known-answer hashes, taken in
+//! the exhaustive pass (`tests/math_trig_exhaustive.rs`), prove the two
+//! agree on every input.
 //!
 //! **atan2 / atan / asin / acos.** The octant is folded away exactly
 //! (`|y| <= |x|` after a swap), the ratio taken in Q32 by one integer
