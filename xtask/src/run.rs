@@ -83,19 +83,31 @@ pub const NET_EXAMPLES: [&str; 1] = ["two_peers"];
 /// and exits non-zero when the pixels it must show are not there.
 pub const WINDOWED_EXAMPLES: [&str; 2] = ["pong", "custom_pass"];
 
-/// `--config` arguments of the heavy tests' builds: the code they test —
-/// the workspace crates (which `"*"` does not match) and `libm`
-/// (`Fp32Pinned`'s functions) — at the `test-opt` profile's opt-level 3
-/// with its debug assertions and overflow checks; every other dependency
-/// at opt-level 0. Those are the test tools and, for laige-render, the
-/// window and GL stack its handoff stress test never calls (nearly all of
-/// that step's time was building them optimized: 218 of 229 s).
-pub const HEAVY_DEPS_CONFIG: [&str; 4] = [
-    "--config",
-    r#"profile.test-opt.package."*".opt-level=0"#,
-    "--config",
-    "profile.test-opt.package.libm.opt-level=3",
-];
+/// The dependencies that are code under test, built like the workspace
+/// crates wherever the other dependencies are not optimized: `libm`
+/// (`Fp32Pinned`'s functions; its `sincosf` is the known
+/// optimizer-dependent defect, wrong on s390x at opt-levels 1 and 3).
+pub const OPTIMIZED_DEPS: &[&str] = &["libm"];
+
+/// `--config` arguments that build every dependency of `profile` at
+/// opt-level 0 but [`OPTIMIZED_DEPS`] (at 3), so the optimizer's time goes
+/// to the code under test: the workspace crates (which `"*"` does not
+/// match) and those keep the profile's level, its debug assertions and
+/// overflow checks. The rest are the test tools (proptest, insta,
+/// serde_json, the tracing crates, serde) and, for laige-render, the window
+/// and GL stack its handoff stress test never calls (nearly all of that
+/// heavy step's time was building them optimized: 218 of 229 s).
+pub fn unoptimized_deps_config(profile: &str) -> Vec<String> {
+    let mut out = vec![
+        "--config".to_owned(),
+        format!(r#"profile.{profile}.package."*".opt-level=0"#),
+    ];
+    for dep in OPTIMIZED_DEPS {
+        out.push("--config".to_owned());
+        out.push(format!("profile.{profile}.package.{dep}.opt-level=3"));
+    }
+    out
+}
 
 /// The first line of a test file's `//!` doc comment (what it checks).
 fn test_summary(pkg: &str, test: &str) -> String {
@@ -218,7 +230,7 @@ pub fn test() -> anyhow::Result<()> {
     for (k, (pkg, t)) in heavy.iter().enumerate() {
         let mut c = cargo();
         c.args(["test", "--profile", "test-opt", "-p", pkg, "--test", t]);
-        c.args(HEAVY_DEPS_CONFIG);
+        c.args(unoptimized_deps_config("test-opt"));
         c.args(["--", "--ignored"]);
         let what = test_summary(pkg, t);
         let name = format!(

@@ -29,7 +29,7 @@ use std::process::Command;
 use anyhow::Context;
 
 use super::verdict::Expect;
-use crate::run::root;
+use crate::run::{root, unoptimized_deps_config};
 
 /// One build of the matrix.
 #[derive(Clone, Copy, Debug)]
@@ -439,7 +439,7 @@ pub fn runner(triple: &str) -> anyhow::Result<Option<Vec<String>>> {
 }
 
 /// The profile of the math suites: the release profile (opt-level 3, what
-/// a game ships, for laige-core and [`MATH_SUITE_OPTIMIZED_DEPS`]; the
+/// a game ships, for laige-core and [`OPTIMIZED_DEPS`](crate::run::OPTIMIZED_DEPS); the
 /// other dependencies at 0, [`math_suite_config`]) with the test profile's
 /// debug assertions and overflow checks, which the suite relies on (its properties prove that no
 /// fixed-point op overflows only where an overflow panics). The host-side
@@ -461,29 +461,13 @@ pub const MATH_SUITE_PROFILE: &[(&str, &str)] = &[
     ),
 ];
 
-/// The code the math suites test beside laige-core itself, built like it:
-/// `libm` (`Fp32Pinned`'s functions; its `sincosf` is the known
-/// optimizer-dependent defect, wrong on s390x at opt-levels 1 and 3).
-pub const MATH_SUITE_OPTIMIZED_DEPS: &[&str] = &["libm"];
-
-/// `--config` arguments of the math suites' cargo commands: every other
-/// dependency (the test tools — proptest, insta, serde_json, the tracing
-/// crates — and serde) at opt-level 0, so that the optimizer's time goes
-/// to the code under test. Workspace members (laige-core) are not
-/// matched by `"*"` and keep the profile's level; with the debug
-/// assertions and overflow checks of [`MATH_SUITE_PROFILE`] on every
-/// unit. Host-side units already build at opt-level 0 (the
-/// build-override's default), so they stay the scenario builds' own.
+/// `--config` arguments of the math suites' cargo commands: every
+/// dependency but the code under test at opt-level 0
+/// ([`unoptimized_deps_config`] of the release profile). Host-side units
+/// already build at opt-level 0 (the build-override's default), so they
+/// stay the scenario builds' own.
 pub fn math_suite_config() -> Vec<String> {
-    let mut out = vec![
-        "--config".to_owned(),
-        r#"profile.release.package."*".opt-level=0"#.to_owned(),
-    ];
-    for dep in MATH_SUITE_OPTIMIZED_DEPS {
-        out.push("--config".to_owned());
-        out.push(format!("profile.release.package.{dep}.opt-level=3"));
-    }
-    out
+    unoptimized_deps_config("release")
 }
 
 /// The flags the table shows for a math suite.

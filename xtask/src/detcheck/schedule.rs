@@ -342,7 +342,7 @@ fn build_steps(
                     status = Some(cargo_json(c, |exe, secs, msg| {
                         let profile = &msg["profile"];
                         let test = profile["test"].as_bool().unwrap_or(false);
-                        let dep = matrix::MATH_SUITE_OPTIMIZED_DEPS
+                        let dep = crate::run::OPTIMIZED_DEPS
                             .contains(&msg["target"]["name"].as_str().unwrap_or(""));
                         let path = match exe {
                             Some(exe) if test => exe,
@@ -374,10 +374,10 @@ fn build_steps(
                     })?);
                 }
                 for (k, seen) in deps_seen.iter().enumerate() {
-                    if *seen < matrix::MATH_SUITE_OPTIMIZED_DEPS.len() && unoptimized[k].is_none() {
+                    if *seen < crate::run::OPTIMIZED_DEPS.len() && unoptimized[k].is_none() {
                         unoptimized[k] = Some(format!(
                             "cargo reported no {} artifact for {}",
-                            matrix::MATH_SUITE_OPTIMIZED_DEPS.join(", "),
+                            crate::run::OPTIMIZED_DEPS.join(", "),
                             triples[k]
                         ));
                     }
@@ -425,7 +425,7 @@ fn build_steps(
 /// Whether a test executable's profile (cargo's `profile` of its
 /// `compiler-artifact` message) is the math suites' one: opt-level 3 with
 /// debug assertions and overflow checks. The same for the optimized
-/// dependencies ([`matrix::MATH_SUITE_OPTIMIZED_DEPS`]).
+/// dependencies ([`crate::run::OPTIMIZED_DEPS`]).
 pub(super) fn suite_profile_applied(profile: &serde_json::Value) -> bool {
     profile["opt_level"] == "3"
         && profile["debug_assertions"] == true
