@@ -601,9 +601,7 @@ fn pinned_tick(bodies: &mut [PinnedBody], p: &WorkloadParams<Fp32Pinned>) {
     for b in bodies.iter_mut() {
         workload::integrate(&mut b.pos, &mut b.prev, &mut b.vel, p);
     }
-    for b in bodies.iter_mut() {
-        workload::attract(&b.pos, &mut b.vel, p);
-    }
+    workload::attract_all(bodies.iter_mut().map(|b| (&b.pos, &mut b.vel)), p);
 }
 
 /// `math.workload_10k`: the pinned workload beside plain `f32`, interleaved.
@@ -703,6 +701,7 @@ fn workload_parts(b: &mut Bench) {
     let mut fx_a = fx_i.clone();
     let mut fx_n = fx_i.clone();
     let mut fx_b = fx_i.clone();
+    let mut fx_e = fx_i.clone();
     let (mut fp_i, fp_p) = bodies::<Fp32Pinned>(&config);
     let mut fp_a = fp_i.clone();
     let mut run_fx_i = || {
@@ -711,7 +710,13 @@ fn workload_parts(b: &mut Bench) {
         }
     };
     let mut run_fx_a = || {
-        for b in black_box(&mut fx_a).iter_mut() {
+        let bodies = black_box(&mut fx_a).iter_mut();
+        workload::attract_all(bodies.map(|b| (&b.pos, &mut b.vel)), black_box(&fx_p));
+    };
+    // The attract pass one entity at a time (`workload::attract`, one
+    // `normalize_wide` each): what the batch replaced.
+    let mut run_fx_e = || {
+        for b in black_box(&mut fx_e).iter_mut() {
             workload::attract(&b.pos, &mut b.vel, black_box(&fx_p));
         }
     };
@@ -721,9 +726,8 @@ fn workload_parts(b: &mut Bench) {
         }
     };
     let mut run_fp_a = || {
-        for b in black_box(&mut fp_a).iter_mut() {
-            workload::attract(&b.pos, &mut b.vel, black_box(&fp_p));
-        }
+        let bodies = black_box(&mut fp_a).iter_mut();
+        workload::attract_all(bodies.map(|b| (&b.pos, &mut b.vel)), black_box(&fp_p));
     };
     // The attract pass without its normalize (`vel += (center − pos) ·
     // accel_dt`, the same Fpx16_16 ops otherwise): not the workload, the
@@ -755,6 +759,7 @@ fn workload_parts(b: &mut Bench) {
             &mut run_fp_a,
             &mut run_fx_n,
             &mut run_fx_b,
+            &mut run_fx_e,
         ],
     );
     let ms: Vec<f64> = stats.iter().map(|s| s.median / 1e6).collect();
@@ -771,6 +776,7 @@ fn workload_parts(b: &mut Bench) {
         "ms",
     );
     b.record(&format!("{name}.fx_attract_proposal_only_ms"), ms[5], "ms");
+    b.record(&format!("{name}.fx_attract_per_entity_ms"), ms[6], "ms");
 }
 
 /// `normalize_wide`'s binary64 proposal alone (each component the rounded

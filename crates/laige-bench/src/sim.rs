@@ -122,9 +122,8 @@ fn hecs_tick<S: SimScalar>(ecs: &mut EcsWorld, p: &WorkloadParams<S>) -> usize {
         workload::integrate(&mut pos.0, &mut prev.0, &mut vel.0, p);
         n += 1;
     }
-    for (pos, vel) in ecs.query_mut::<(&Position<S>, &mut Velocity<S>)>() {
-        workload::attract(&pos.0, &mut vel.0, p);
-    }
+    let bodies = ecs.query_mut::<(&Position<S>, &mut Velocity<S>)>();
+    workload::attract_all(bodies.into_iter().map(|(pos, vel)| (&pos.0, &mut vel.0)), p);
     n
 }
 
@@ -141,10 +140,9 @@ fn vec_tick<S: SimScalar>(bodies: &mut [Body<S>], p: &WorkloadParams<S>) -> usiz
     for b in bodies.iter_mut() {
         workload::integrate(&mut b.pos, &mut b.prev, &mut b.vel, p);
     }
-    for b in bodies.iter_mut() {
-        workload::attract(&b.pos, &mut b.vel, p);
-    }
-    bodies.len()
+    let len = bodies.len();
+    workload::attract_all(bodies.iter_mut().map(|b| (&b.pos, &mut b.vel)), p);
+    len
 }
 
 fn workload_side_by_side<S: SimScalar + StateHash>(

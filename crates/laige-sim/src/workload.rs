@@ -205,6 +205,45 @@ pub fn attract<S: SimScalar>(pos: &Vec2<S>, vel: &mut Vec2<S>, p: &WorkloadParam
     *vel += dir * p.accel_dt;
 }
 
+/// Entities [`attract_all`] gathers per batch (a stack buffer of
+/// directions and one of velocity references).
+pub const ATTRACT_BATCH: usize = 64;
+
+/// The point-attractor step (system 2) over every `(position, velocity)`
+/// pair of `bodies`, in batches of [`ATTRACT_BATCH`]: `center − pos` of a
+/// batch gathered, normalized together ([`Vec2::normalize_wide_slice`]),
+/// then `vel += dir × accel_dt` each. The same result bits as
+/// [`attract`] on each pair in turn (each entity's step depends on its own
+/// components only); faster on Q16.16, whose batch normalize runs several
+/// vectors wide. Allocates nothing.
+#[inline]
+pub fn attract_all<'a, S: SimScalar + 'a>(
+    bodies: impl IntoIterator<Item = (&'a Vec2<S>, &'a mut Vec2<S>)>,
+    p: &WorkloadParams<S>,
+) {
+    let mut bodies = bodies.into_iter();
+    let mut dirs = [Vec2::<S>::ZERO; ATTRACT_BATCH];
+    let mut vels: [Option<&'a mut Vec2<S>>; ATTRACT_BATCH] = [const { None }; ATTRACT_BATCH];
+    loop {
+        let mut n = 0;
+        // The buffers first: `zip` then never takes a pair it cannot store.
+        for ((dir, slot), (pos, vel)) in dirs.iter_mut().zip(&mut vels).zip(bodies.by_ref()) {
+            *dir = p.center - *pos;
+            *slot = Some(vel);
+            n += 1;
+        }
+        Vec2::normalize_wide_slice(&mut dirs[..n]);
+        for (dir, slot) in dirs[..n].iter().zip(&mut vels) {
+            if let Some(vel) = slot.take() {
+                *vel += *dir * p.accel_dt;
+            }
+        }
+        if n < ATTRACT_BATCH {
+            return;
+        }
+    }
+}
+
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny, fast, well-mixed PRNG
 /// whose whole state is one `u64` — the workload's deterministic spawn
 /// stream. Not cryptographic.
@@ -290,9 +329,8 @@ pub fn install<S: SimScalar + StateHash>(world: &mut World, config: &WorkloadCon
         Ok(())
     })?;
     world.register_system(ATTRACT_SYSTEM, ATTRACT_ORDER, move |ctx| {
-        for (pos, vel) in ctx.query_mut::<(&Position<S>, &mut Velocity<S>)>() {
-            attract(&pos.0, &mut vel.0, &params);
-        }
+        let bodies = ctx.query_mut::<(&Position<S>, &mut Velocity<S>)>();
+        attract_all(bodies.map(|(pos, vel)| (&pos.0, &mut vel.0)), &params);
         Ok(())
     })?;
     world.ecs_mut().spawn_batch(initial_state::<S>(config));
@@ -356,6 +394,45 @@ mod tests {
         assert!(vel.x < Fpx16_16::ZERO && vel.y > Fpx16_16::ZERO);
         let expect_x = Fpx16_16::from_ratio(-8 * 8, 600);
         assert!((vel.x - expect_x).abs() <= Fpx16_16::from_raw(2), "{vel:?}");
+    }
+
+    /// The batched pass gives [`attract`]'s bits on every entity, for
+    /// counts on both sides of the batch size, on both backends.
+    fn batched_attract_is_attract<S: SimScalar>() {
+        for n in [
+            0,
+            1,
+            ATTRACT_BATCH - 1,
+            ATTRACT_BATCH,
+            ATTRACT_BATCH + 1,
+            300,
+        ] {
+            let config = WorkloadConfig {
+                entities: n as u32,
+                ..WorkloadConfig::default()
+            };
+            let p = WorkloadParams::<S>::new(&config);
+            let mut bodies: Vec<(Vec2<S>, Vec2<S>)> = initial_state::<S>(&config)
+                .map(|(pos, _, vel)| (pos.0, vel.0))
+                .collect();
+            // The zero direction (an entity on the attractor) too.
+            if let Some(first) = bodies.first_mut() {
+                first.0 = p.center;
+            }
+            let mut each = bodies.clone();
+            for (pos, vel) in &mut each {
+                attract(pos, vel, &p);
+            }
+            attract_all(bodies.iter_mut().map(|(pos, vel)| (&*pos, vel)), &p);
+            assert_eq!(bodies, each, "{n} entities");
+            assert!(n < 2 || bodies[1].1 != initial_state::<S>(&config).nth(1).unwrap().2.0);
+        }
+    }
+
+    #[test]
+    fn batched_attract_is_attract_on_both_backends() {
+        batched_attract_is_attract::<Fpx16_16>();
+        batched_attract_is_attract::<Fp32Pinned>();
     }
 
     #[test]
