@@ -122,8 +122,7 @@ fn hecs_tick<S: SimScalar>(ecs: &mut EcsWorld, p: &WorkloadParams<S>) -> usize {
         workload::integrate(&mut pos.0, &mut prev.0, &mut vel.0, p);
         n += 1;
     }
-    let bodies = ecs.query_mut::<(&Position<S>, &mut Velocity<S>)>();
-    workload::attract_all(bodies.into_iter().map(|(pos, vel)| (&pos.0, &mut vel.0)), p);
+    workload::attract_world(ecs, p);
     n
 }
 

@@ -201,7 +201,20 @@ fn reflect<S: SimScalar>(c: S, v: S, bound: S) -> (S, S) {
 /// normalize (the world is far wider than Q16.16's plain `length` range).
 #[inline]
 pub fn attract<S: SimScalar>(pos: &Vec2<S>, vel: &mut Vec2<S>, p: &WorkloadParams<S>) {
-    let dir = (p.center - *pos).normalize_wide();
+    pull(vel, to_center(pos, p).normalize_wide(), p);
+}
+
+/// The attractor's offset from `pos`: `center − pos` (the vector
+/// [`attract`] normalizes).
+#[inline]
+fn to_center<S: SimScalar>(pos: &Vec2<S>, p: &WorkloadParams<S>) -> Vec2<S> {
+    p.center - *pos
+}
+
+/// `vel += dir × accel_dt`: the velocity change of [`attract`] given the
+/// direction.
+#[inline]
+fn pull<S: SimScalar>(vel: &mut Vec2<S>, dir: Vec2<S>, p: &WorkloadParams<S>) {
     *vel += dir * p.accel_dt;
 }
 
@@ -228,19 +241,61 @@ pub fn attract_all<'a, S: SimScalar + 'a>(
         let mut n = 0;
         // The buffers first: `zip` then never takes a pair it cannot store.
         for ((dir, slot), (pos, vel)) in dirs.iter_mut().zip(&mut vels).zip(bodies.by_ref()) {
-            *dir = p.center - *pos;
+            *dir = to_center(pos, p);
             *slot = Some(vel);
             n += 1;
         }
         Vec2::normalize_wide_slice(&mut dirs[..n]);
         for (dir, slot) in dirs[..n].iter().zip(&mut vels) {
             if let Some(vel) = slot.take() {
-                *vel += *dir * p.accel_dt;
+                pull(vel, *dir, p);
             }
         }
         if n < ATTRACT_BATCH {
             return;
         }
+    }
+}
+
+/// [`attract_all`] over two columns of the same entities (`pos[i]` and
+/// `vel[i]` belong together; the shorter slice bounds the pass): the same
+/// batches, gathered from and scattered to contiguous memory, which the
+/// compiler can run several entities wide.
+#[inline]
+pub fn attract_columns<S: SimScalar>(
+    pos: &[Position<S>],
+    vel: &mut [Velocity<S>],
+    p: &WorkloadParams<S>,
+) {
+    for (pos, vel) in pos.chunks(ATTRACT_BATCH).zip(vel.chunks_mut(ATTRACT_BATCH)) {
+        let mut dirs = [Vec2::<S>::ZERO; ATTRACT_BATCH];
+        let dirs = &mut dirs[..pos.len().min(vel.len())];
+        for (dir, pos) in dirs.iter_mut().zip(pos) {
+            *dir = to_center(&pos.0, p);
+        }
+        Vec2::normalize_wide_slice(dirs);
+        for (vel, dir) in vel.iter_mut().zip(dirs.iter()) {
+            pull(&mut vel.0, *dir, p);
+        }
+    }
+}
+
+/// The attract system's pass over a hecs world: [`attract_columns`] on the
+/// position and velocity columns of every archetype that has both (the
+/// entities `query::<(&Position<S>, &mut Velocity<S>)>` visits). Each
+/// entity's step depends on its own components only, so the archetype order
+/// does not change a bit.
+pub fn attract_world<S: SimScalar>(ecs: &hecs::World, p: &WorkloadParams<S>) {
+    for archetype in ecs.archetypes() {
+        // Dynamic borrows of two distinct columns: never taken elsewhere
+        // while a system holds the world.
+        let (Some(pos), Some(mut vel)) = (
+            archetype.get::<&Position<S>>(),
+            archetype.get::<&mut Velocity<S>>(),
+        ) else {
+            continue;
+        };
+        attract_columns(&pos, &mut vel, p);
     }
 }
 
@@ -329,8 +384,7 @@ pub fn install<S: SimScalar + StateHash>(world: &mut World, config: &WorkloadCon
         Ok(())
     })?;
     world.register_system(ATTRACT_SYSTEM, ATTRACT_ORDER, move |ctx| {
-        let bodies = ctx.query_mut::<(&Position<S>, &mut Velocity<S>)>();
-        attract_all(bodies.map(|(pos, vel)| (&pos.0, &mut vel.0)), &params);
+        attract_world(ctx.ecs(), &params);
         Ok(())
     })?;
     world.ecs_mut().spawn_batch(initial_state::<S>(config));
@@ -423,8 +477,13 @@ mod tests {
             for (pos, vel) in &mut each {
                 attract(pos, vel, &p);
             }
+            let pos: Vec<Position<S>> = bodies.iter().map(|b| Position(b.0)).collect();
+            let mut vel: Vec<Velocity<S>> = bodies.iter().map(|b| Velocity(b.1)).collect();
+            attract_columns(&pos, &mut vel, &p);
             attract_all(bodies.iter_mut().map(|(pos, vel)| (&*pos, vel)), &p);
             assert_eq!(bodies, each, "{n} entities");
+            let columns: Vec<_> = pos.iter().zip(&vel).map(|(p, v)| (p.0, v.0)).collect();
+            assert_eq!(columns, each, "{n} entities, columns");
             assert!(n < 2 || bodies[1].1 != initial_state::<S>(&config).nth(1).unwrap().2.0);
         }
     }
@@ -433,6 +492,52 @@ mod tests {
     fn batched_attract_is_attract_on_both_backends() {
         batched_attract_is_attract::<Fpx16_16>();
         batched_attract_is_attract::<Fp32Pinned>();
+    }
+
+    /// The attract system (columns per archetype) against [`attract`] on
+    /// each entity, with a second archetype (an extra component) in the
+    /// world: every entity with both components is pulled, once.
+    #[test]
+    fn the_attract_system_pulls_every_entity_once() {
+        let mut w = World::default();
+        let config = WorkloadConfig {
+            entities: 150,
+            ..WorkloadConfig::default()
+        };
+        install::<Fpx16_16>(&mut w, &config).unwrap();
+        let p = WorkloadParams::<Fpx16_16>::new(&config);
+        let extra: Vec<_> = initial_state::<Fpx16_16>(&config).take(70).collect();
+        for (pos, prev, vel) in extra {
+            w.ecs_mut().spawn((pos, prev, vel, 7u8));
+        }
+        let mut want: Vec<_> = w
+            .ecs_mut()
+            .query_mut::<(
+                &Position<Fpx16_16>,
+                &PrevPosition<Fpx16_16>,
+                &Velocity<Fpx16_16>,
+            )>()
+            .into_iter()
+            .map(|(pos, prev, vel)| (pos.0, prev.0, vel.0))
+            .collect();
+        for (pos, prev, vel) in &mut want {
+            integrate(pos, prev, vel, &p);
+            attract(pos, vel, &p);
+        }
+        let schedule = w.schedule_systems();
+        w.run_systems(&schedule).unwrap();
+        let got: Vec<_> = w
+            .ecs_mut()
+            .query_mut::<(
+                &Position<Fpx16_16>,
+                &PrevPosition<Fpx16_16>,
+                &Velocity<Fpx16_16>,
+            )>()
+            .into_iter()
+            .map(|(pos, prev, vel)| (pos.0, prev.0, vel.0))
+            .collect();
+        assert_eq!(got.len(), 220);
+        assert_eq!(got, want);
     }
 
     #[test]
