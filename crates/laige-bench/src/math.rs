@@ -25,7 +25,7 @@
 //!   `math.kernel_1m.{fx,fp}_vs_f32`: the ratios.
 //! - `math.workload_10k.{fp,f32}_ms`: median ms per tick of the reference
 //!   workload's per-entity math (`laige_sim::workload::integrate` then
-//!   `attract`, two passes over a `Vec` of 10k bodies) on `Fp32Pinned`,
+//!   `attract_all`, two passes over a `Vec` of 10k bodies) on `Fp32Pinned`,
 //!   beside the same math written in plain `f32` (the same operations in
 //!   the same order: the end states are checked bit-identical after the
 //!   run). `math.workload_10k.fp_vs_f32`: the ratio, the price of the
@@ -35,9 +35,12 @@
 //!   bodies each), and `{integrate,attract}_fx_vs_fp`: where the
 //!   `Fpx16_16` workload's time goes; `fx_attract_without_normalize_ms`
 //!   is the attract pass with `center − pos` in place of its direction
-//!   (not the workload: the share that is not `normalize_wide`), and
+//!   (not the workload: the share that is not `normalize_wide`),
 //!   `fx_attract_proposal_only_ms` the pass with `normalize_wide`'s binary64
-//!   proposal alone (no exact decision): the floor of that method.
+//!   proposal alone (no exact decision): the floor of the one-entity-at-a-time
+//!   method, and `fx_attract_per_entity_ms` the pass through
+//!   `workload::attract` per entity, which the batched
+//!   `workload::attract_all` (the `attract` figures) replaced.
 
 use std::hint::black_box;
 

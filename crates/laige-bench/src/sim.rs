@@ -8,8 +8,10 @@
 //!   (`Fpx16_16`) or `fp` (`Fp32Pinned`). `loop`: one `GameLoop::frame()`
 //!   whose synthetic clock advanced exactly one tick (so: frame bookkeeping,
 //!   schedule validation, two boxed systems and hecs queries); `hecs`: the
-//!   two systems' loops written directly over a `hecs::World`; `vec`: the
-//!   same per-entity functions over a `Vec` of structs. The three are
+//!   two systems' loops written directly over a `hecs::World` (the same
+//!   `workload::integrate` per entity and `workload::attract_world` over
+//!   the columns as the systems); `vec`: the same math over a `Vec` of
+//!   structs (`integrate` per body, `attract_all` in batches). The three are
 //!   measured interleaved, sample by sample, in one run.
 //! - `sim.workload.<backend>.<n>.loop_vs_hecs` / `loop_vs_vec`: the ratios
 //!   of the medians. `sim.workload.<n>.fx_vs_fp`: the `loop` median on

@@ -12,13 +12,16 @@
 //!    velocity component negated) — [`integrate`].
 //! 2. [`ATTRACT_SYSTEM`] (order 200): a point attractor at the world
 //!    centre, `vel += normalize_wide(center − pos) × (attraction × dt)` —
-//!    [`attract`].
+//!    [`attract`], run in batches over the archetype columns
+//!    ([`attract_world`]: the directions of 64 entities normalized
+//!    together, the same bits).
 //!
 //! The initial state is a pure function of the seed ([`SplitMix64`], then
 //! integers → `S::from_ratio`): the same config spawns the same world on
-//! every platform, on either backend. The per-entity math is public
-//! ([`integrate`], [`attract`], [`WorkloadParams`]) so the bench can run the
-//! very same math as a raw hecs loop and as a plain `Vec` loop.
+//! every platform, on either backend. The math is public ([`integrate`],
+//! [`attract`] and its batched forms [`attract_all`], [`attract_columns`],
+//! [`attract_world`], [`WorkloadParams`]) so the bench can run the very
+//! same math as a raw hecs loop and as a plain `Vec` loop.
 //!
 //! ```
 //! use laige_core::Fpx16_16;
@@ -225,16 +228,25 @@ pub const ATTRACT_BATCH: usize = 64;
 /// The point-attractor step (system 2) over every `(position, velocity)`
 /// pair of `bodies`, in batches of [`ATTRACT_BATCH`]: `center − pos` of a
 /// batch gathered, normalized together ([`Vec2::normalize_wide_slice`]),
-/// then `vel += dir × accel_dt` each. The same result bits as
-/// [`attract`] on each pair in turn (each entity's step depends on its own
-/// components only); faster on Q16.16, whose batch normalize runs several
-/// vectors wide. Allocates nothing.
+/// then `vel += dir × accel_dt` each (on Q16.16, whose batch normalize
+/// runs several vectors wide; binary32 takes [`attract`] per pair, already
+/// vectorized). The same result bits as [`attract`] on each pair in turn:
+/// each entity's step depends on its own components only. Allocates
+/// nothing.
 #[inline]
 pub fn attract_all<'a, S: SimScalar + 'a>(
     bodies: impl IntoIterator<Item = (&'a Vec2<S>, &'a mut Vec2<S>)>,
     p: &WorkloadParams<S>,
 ) {
     let mut bodies = bodies.into_iter();
+    // Binary32: one entity at a time, a loop the compiler already runs four
+    // wide; gathering references into a batch would only add work.
+    if matches!(S::BACKEND, laige_core::MathBackend::FloatPinned32) {
+        for (pos, vel) in bodies {
+            attract(pos, vel, p);
+        }
+        return;
+    }
     let mut dirs = [Vec2::<S>::ZERO; ATTRACT_BATCH];
     let mut vels: [Option<&'a mut Vec2<S>>; ATTRACT_BATCH] = [const { None }; ATTRACT_BATCH];
     loop {
