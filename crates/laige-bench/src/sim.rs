@@ -33,7 +33,7 @@ use std::time::Instant;
 use hecs::World as EcsWorld;
 use laige_core::clock::{MonotonicClock, SteadyClock, SyntheticClock};
 use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
-use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig, WorkloadParams};
+use laige_sim::workload::{self, WorkloadConfig, WorkloadParams};
 use laige_sim::{GameLoop, GameLoopOptions};
 use laige_sim::{Profiler, ProfilerConfig, StateHash, World};
 
@@ -117,15 +117,9 @@ impl<S: SimScalar + StateHash> TickingLoop<S> {
 
 /// The same two systems written directly over hecs.
 fn hecs_tick<S: SimScalar>(ecs: &mut EcsWorld, p: &WorkloadParams<S>) -> usize {
-    let mut n = 0;
-    for (pos, prev, vel) in
-        ecs.query_mut::<(&mut Position<S>, &mut PrevPosition<S>, &mut Velocity<S>)>()
-    {
-        workload::integrate(&mut pos.0, &mut prev.0, &mut vel.0, p);
-        n += 1;
-    }
+    workload::integrate_world(ecs, p);
     workload::attract_world(ecs, p);
-    n
+    ecs.len() as usize
 }
 
 /// One entity of the plain-`Vec` contender.

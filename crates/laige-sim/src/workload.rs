@@ -9,7 +9,8 @@
 //!
 //! 1. [`INTEGRATE_SYSTEM`] (order 100): `prev = pos; pos += vel × dt`, then
 //!    reflect off the world bounds (position mirrored back inside, that
-//!    velocity component negated) — [`integrate`].
+//!    velocity component negated) — [`integrate`], over the archetype
+//!    columns ([`integrate_world`]).
 //! 2. [`ATTRACT_SYSTEM`] (order 200): a point attractor at the world
 //!    centre, `vel += normalize_wide(center − pos) × (attraction × dt)` —
 //!    [`attract`], run in batches over the archetype columns
@@ -185,6 +186,40 @@ pub fn integrate<S: SimScalar>(
     let (y, vy) = reflect(next.y, vel.y, p.bound);
     *pos = Vec2::new(x, y);
     *vel = Vec2::new(vx, vy);
+}
+
+/// [`integrate`] over three columns of the same entities (`pos[i]`,
+/// `prev[i]`, `vel[i]` belong together; the shortest slice bounds the
+/// pass).
+#[inline]
+pub fn integrate_columns<S: SimScalar>(
+    pos: &mut [Position<S>],
+    prev: &mut [PrevPosition<S>],
+    vel: &mut [Velocity<S>],
+    p: &WorkloadParams<S>,
+) {
+    for ((pos, prev), vel) in pos.iter_mut().zip(prev.iter_mut()).zip(vel.iter_mut()) {
+        integrate(&mut pos.0, &mut prev.0, &mut vel.0, p);
+    }
+}
+
+/// The integrate system's pass over a hecs world: [`integrate_columns`] on
+/// the three columns of every archetype that has them (the entities
+/// `query::<(&mut Position<S>, &mut PrevPosition<S>, &mut Velocity<S>)>`
+/// visits; each entity's step depends on its own components only).
+pub fn integrate_world<S: SimScalar>(ecs: &hecs::World, p: &WorkloadParams<S>) {
+    for archetype in ecs.archetypes() {
+        // Dynamic borrows of three distinct columns: never taken elsewhere
+        // while a system holds the world.
+        let (Some(mut pos), Some(mut prev), Some(mut vel)) = (
+            archetype.get::<&mut Position<S>>(),
+            archetype.get::<&mut PrevPosition<S>>(),
+            archetype.get::<&mut Velocity<S>>(),
+        ) else {
+            continue;
+        };
+        integrate_columns(&mut pos, &mut prev, &mut vel, p);
+    }
 }
 
 /// Mirrors a coordinate that left `[-bound, bound]` back inside and flips
@@ -388,11 +423,7 @@ pub fn install<S: SimScalar + StateHash>(world: &mut World, config: &WorkloadCon
     world.register_hashed_as::<Velocity<S>>("workload.velocity")?;
     let params = WorkloadParams::<S>::new(config);
     world.register_system(INTEGRATE_SYSTEM, INTEGRATE_ORDER, move |ctx| {
-        for (pos, prev, vel) in
-            ctx.query_mut::<(&mut Position<S>, &mut PrevPosition<S>, &mut Velocity<S>)>()
-        {
-            integrate(&mut pos.0, &mut prev.0, &mut vel.0, &params);
-        }
+        integrate_world(ctx.ecs(), &params);
         Ok(())
     })?;
     world.register_system(ATTRACT_SYSTEM, ATTRACT_ORDER, move |ctx| {
@@ -506,11 +537,11 @@ mod tests {
         batched_attract_is_attract::<Fp32Pinned>();
     }
 
-    /// The attract system (columns per archetype) against [`attract`] on
-    /// each entity, with a second archetype (an extra component) in the
-    /// world: every entity with both components is pulled, once.
+    /// The two systems (columns per archetype) against [`integrate`] and
+    /// [`attract`] on each entity, with a second archetype (an extra
+    /// component) in the world: every entity is stepped, once.
     #[test]
-    fn the_attract_system_pulls_every_entity_once() {
+    fn the_systems_step_every_entity_once() {
         let mut w = World::default();
         let config = WorkloadConfig {
             entities: 150,
