@@ -553,32 +553,25 @@ mod tests {
         for (pos, prev, vel) in extra {
             w.ecs_mut().spawn((pos, prev, vel, 7u8));
         }
-        let mut want: Vec<_> = w
-            .ecs_mut()
-            .query_mut::<(
-                &Position<Fpx16_16>,
-                &PrevPosition<Fpx16_16>,
-                &Velocity<Fpx16_16>,
-            )>()
-            .into_iter()
-            .map(|(pos, prev, vel)| (pos.0, prev.0, vel.0))
-            .collect();
+        let components = |w: &mut World| -> Vec<_> {
+            w.ecs_mut()
+                .query_mut::<(
+                    &Position<Fpx16_16>,
+                    &PrevPosition<Fpx16_16>,
+                    &Velocity<Fpx16_16>,
+                )>()
+                .into_iter()
+                .map(|(pos, prev, vel)| (pos.0, prev.0, vel.0))
+                .collect()
+        };
+        let mut want = components(&mut w);
         for (pos, prev, vel) in &mut want {
             integrate(pos, prev, vel, &p);
             attract(pos, vel, &p);
         }
         let schedule = w.schedule_systems();
         w.run_systems(&schedule).unwrap();
-        let got: Vec<_> = w
-            .ecs_mut()
-            .query_mut::<(
-                &Position<Fpx16_16>,
-                &PrevPosition<Fpx16_16>,
-                &Velocity<Fpx16_16>,
-            )>()
-            .into_iter()
-            .map(|(pos, prev, vel)| (pos.0, prev.0, vel.0))
-            .collect();
+        let got = components(&mut w);
         assert_eq!(got.len(), 220);
         assert_eq!(got, want);
     }
