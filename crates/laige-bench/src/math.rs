@@ -25,7 +25,7 @@
 //!   `math.kernel_1m.{fx,fp}_vs_f32`: the ratios.
 //! - `math.workload_10k.{fp,f32}_ms`: median ms per tick of the reference
 //!   workload's per-entity math (`laige_sim::workload::integrate` then
-//!   `attract`, two passes over a `Vec` of 10k bodies) on `Fp32Pinned`,
+//!   `attract_all`, two passes over a `Vec` of 10k bodies) on `Fp32Pinned`,
 //!   beside the same math written in plain `f32` (the same operations in
 //!   the same order: the end states are checked bit-identical after the
 //!   run). `math.workload_10k.fp_vs_f32`: the ratio, the price of the
@@ -35,9 +35,12 @@
 //!   bodies each), and `{integrate,attract}_fx_vs_fp`: where the
 //!   `Fpx16_16` workload's time goes; `fx_attract_without_normalize_ms`
 //!   is the attract pass with `center − pos` in place of its direction
-//!   (not the workload: the share that is not `normalize_wide`), and
+//!   (not the workload: the share that is not `normalize_wide`),
 //!   `fx_attract_proposal_only_ms` the pass with `normalize_wide`'s binary64
-//!   proposal alone (no exact decision): the floor of that method.
+//!   proposal alone (no exact decision): the floor of the one-entity-at-a-time
+//!   method, and `fx_attract_per_entity_ms` the pass through
+//!   `workload::attract` per entity, which the batched
+//!   `workload::attract_all` (the `attract` figures) replaced.
 
 use std::hint::black_box;
 
@@ -601,9 +604,7 @@ fn pinned_tick(bodies: &mut [PinnedBody], p: &WorkloadParams<Fp32Pinned>) {
     for b in bodies.iter_mut() {
         workload::integrate(&mut b.pos, &mut b.prev, &mut b.vel, p);
     }
-    for b in bodies.iter_mut() {
-        workload::attract(&b.pos, &mut b.vel, p);
-    }
+    workload::attract_all(bodies.iter_mut().map(|b| (&b.pos, &mut b.vel)), p);
 }
 
 /// `math.workload_10k`: the pinned workload beside plain `f32`, interleaved.
@@ -703,6 +704,7 @@ fn workload_parts(b: &mut Bench) {
     let mut fx_a = fx_i.clone();
     let mut fx_n = fx_i.clone();
     let mut fx_b = fx_i.clone();
+    let mut fx_e = fx_i.clone();
     let (mut fp_i, fp_p) = bodies::<Fp32Pinned>(&config);
     let mut fp_a = fp_i.clone();
     let mut run_fx_i = || {
@@ -711,7 +713,13 @@ fn workload_parts(b: &mut Bench) {
         }
     };
     let mut run_fx_a = || {
-        for b in black_box(&mut fx_a).iter_mut() {
+        let bodies = black_box(&mut fx_a).iter_mut();
+        workload::attract_all(bodies.map(|b| (&b.pos, &mut b.vel)), black_box(&fx_p));
+    };
+    // The attract pass one entity at a time (`workload::attract`, one
+    // `normalize_wide` each): what the batch replaced.
+    let mut run_fx_e = || {
+        for b in black_box(&mut fx_e).iter_mut() {
             workload::attract(&b.pos, &mut b.vel, black_box(&fx_p));
         }
     };
@@ -721,9 +729,8 @@ fn workload_parts(b: &mut Bench) {
         }
     };
     let mut run_fp_a = || {
-        for b in black_box(&mut fp_a).iter_mut() {
-            workload::attract(&b.pos, &mut b.vel, black_box(&fp_p));
-        }
+        let bodies = black_box(&mut fp_a).iter_mut();
+        workload::attract_all(bodies.map(|b| (&b.pos, &mut b.vel)), black_box(&fp_p));
     };
     // The attract pass without its normalize (`vel += (center − pos) ·
     // accel_dt`, the same Fpx16_16 ops otherwise): not the workload, the
@@ -755,6 +762,7 @@ fn workload_parts(b: &mut Bench) {
             &mut run_fp_a,
             &mut run_fx_n,
             &mut run_fx_b,
+            &mut run_fx_e,
         ],
     );
     let ms: Vec<f64> = stats.iter().map(|s| s.median / 1e6).collect();
@@ -771,6 +779,7 @@ fn workload_parts(b: &mut Bench) {
         "ms",
     );
     b.record(&format!("{name}.fx_attract_proposal_only_ms"), ms[5], "ms");
+    b.record(&format!("{name}.fx_attract_per_entity_ms"), ms[6], "ms");
 }
 
 /// `normalize_wide`'s binary64 proposal alone (each component the rounded

@@ -8,8 +8,10 @@
 //!   (`Fpx16_16`) or `fp` (`Fp32Pinned`). `loop`: one `GameLoop::frame()`
 //!   whose synthetic clock advanced exactly one tick (so: frame bookkeeping,
 //!   schedule validation, two boxed systems and hecs queries); `hecs`: the
-//!   two systems' loops written directly over a `hecs::World`; `vec`: the
-//!   same per-entity functions over a `Vec` of structs. The three are
+//!   two systems' loops written directly over a `hecs::World` (the same
+//!   `workload::integrate` per entity and `workload::attract_world` over
+//!   the columns as the systems); `vec`: the same math over a `Vec` of
+//!   structs (`integrate` per body, `attract_all` in batches). The three are
 //!   measured interleaved, sample by sample, in one run.
 //! - `sim.workload.<backend>.<n>.loop_vs_hecs` / `loop_vs_vec`: the ratios
 //!   of the medians. `sim.workload.<n>.fx_vs_fp`: the `loop` median on
@@ -31,7 +33,7 @@ use std::time::Instant;
 use hecs::World as EcsWorld;
 use laige_core::clock::{MonotonicClock, SteadyClock, SyntheticClock};
 use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
-use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig, WorkloadParams};
+use laige_sim::workload::{self, WorkloadConfig, WorkloadParams};
 use laige_sim::{GameLoop, GameLoopOptions};
 use laige_sim::{Profiler, ProfilerConfig, StateHash, World};
 
@@ -115,17 +117,9 @@ impl<S: SimScalar + StateHash> TickingLoop<S> {
 
 /// The same two systems written directly over hecs.
 fn hecs_tick<S: SimScalar>(ecs: &mut EcsWorld, p: &WorkloadParams<S>) -> usize {
-    let mut n = 0;
-    for (pos, prev, vel) in
-        ecs.query_mut::<(&mut Position<S>, &mut PrevPosition<S>, &mut Velocity<S>)>()
-    {
-        workload::integrate(&mut pos.0, &mut prev.0, &mut vel.0, p);
-        n += 1;
-    }
-    for (pos, vel) in ecs.query_mut::<(&Position<S>, &mut Velocity<S>)>() {
-        workload::attract(&pos.0, &mut vel.0, p);
-    }
-    n
+    workload::integrate_world(ecs, p);
+    workload::attract_world(ecs, p);
+    ecs.len() as usize
 }
 
 /// One entity of the plain-`Vec` contender.
@@ -141,10 +135,9 @@ fn vec_tick<S: SimScalar>(bodies: &mut [Body<S>], p: &WorkloadParams<S>) -> usiz
     for b in bodies.iter_mut() {
         workload::integrate(&mut b.pos, &mut b.prev, &mut b.vel, p);
     }
-    for b in bodies.iter_mut() {
-        workload::attract(&b.pos, &mut b.vel, p);
-    }
-    bodies.len()
+    let len = bodies.len();
+    workload::attract_all(bodies.iter_mut().map(|b| (&b.pos, &mut b.vel)), p);
+    len
 }
 
 fn workload_side_by_side<S: SimScalar + StateHash>(

@@ -137,18 +137,47 @@ fn from_f32_matches_the_reference_for_every_bit_pattern() {
 #[ignore = "heavy: run optimized by `cargo xtask test`"]
 fn normalize_wide_matches_the_reference_in_three_boxes() {
     for_all_below(3 << 24, |i| {
-        let (a, b) = ((i & 0xFFF) as i64, ((i >> 12) & 0xFFF) as i64);
-        let (x, y) = match i >> 24 {
-            0 => (a - 2048, b - 2048),
-            1 => (far(a), far(b)),
-            _ => (far(a), b - 2048),
-        };
-        let (x, y) = (x as i32, y as i32);
-        let v = laige_core::Vec2::new(Fpx16_16::from_raw(x), Fpx16_16::from_raw(y));
+        let v = box_vector(i);
         let got = v.normalize_wide().to_array().map(Fpx16_16::to_raw);
-        (got.as_slice() != reference::normalize_wide(&[x, y]))
-            .then(|| format!("normalize_wide({x}, {y}) = {got:?}"))
+        let c = v.to_array().map(Fpx16_16::to_raw);
+        (got.as_slice() != reference::normalize_wide(&c))
+            .then(|| format!("normalize_wide{c:?} = {got:?}"))
     });
+}
+
+/// `Vec2::normalize_wide_slice` against the `i128` reference over the same
+/// three boxes, in slices of 64 consecutive vectors: the batch proposal
+/// (binary64 sums) and its fix-up are checked on every vector.
+#[test]
+#[ignore = "heavy: run optimized by `cargo xtask test`"]
+fn the_batch_normalize_matches_the_reference_in_three_boxes() {
+    const BATCH: u64 = 64;
+    for_all_below((3 << 24) / BATCH, |j| {
+        let mut batch = [laige_core::Vec2::<Fpx16_16>::ZERO; BATCH as usize];
+        for (k, v) in (0..).zip(batch.iter_mut()) {
+            *v = box_vector(j * BATCH + k);
+        }
+        let input = batch;
+        laige_core::Vec2::normalize_wide_slice(&mut batch);
+        input.iter().zip(&batch).find_map(|(v, n)| {
+            let c = v.to_array().map(Fpx16_16::to_raw);
+            let got = n.to_array().map(Fpx16_16::to_raw);
+            (got.as_slice() != reference::normalize_wide(&c))
+                .then(|| format!("normalize_wide_slice at {c:?} = {got:?}"))
+        })
+    });
+}
+
+/// Vector `i < 3·2^24` of the three boxes: `i >> 24` picks the box, the
+/// low 24 bits the two 12-bit coordinates.
+fn box_vector(i: u64) -> laige_core::Vec2<Fpx16_16> {
+    let (a, b) = ((i & 0xFFF) as i64, ((i >> 12) & 0xFFF) as i64);
+    let (x, y) = match i >> 24 {
+        0 => (a - 2048, b - 2048),
+        1 => (far(a), far(b)),
+        _ => (far(a), b - 2048),
+    };
+    laige_core::Vec2::new(Fpx16_16::from_raw(x as i32), Fpx16_16::from_raw(y as i32))
 }
 
 /// A magnitude in `[2^31 − 2^11 − 1, 2^31]` from `a < 2^12`, signed by its

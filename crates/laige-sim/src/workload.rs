@@ -9,16 +9,20 @@
 //!
 //! 1. [`INTEGRATE_SYSTEM`] (order 100): `prev = pos; pos += vel × dt`, then
 //!    reflect off the world bounds (position mirrored back inside, that
-//!    velocity component negated) — [`integrate`].
+//!    velocity component negated) — [`integrate`], over the archetype
+//!    columns ([`integrate_world`]).
 //! 2. [`ATTRACT_SYSTEM`] (order 200): a point attractor at the world
 //!    centre, `vel += normalize_wide(center − pos) × (attraction × dt)` —
-//!    [`attract`].
+//!    [`attract`], run in batches over the archetype columns
+//!    ([`attract_world`]: the directions of 64 entities normalized
+//!    together, the same bits).
 //!
 //! The initial state is a pure function of the seed ([`SplitMix64`], then
 //! integers → `S::from_ratio`): the same config spawns the same world on
-//! every platform, on either backend. The per-entity math is public
-//! ([`integrate`], [`attract`], [`WorkloadParams`]) so the bench can run the
-//! very same math as a raw hecs loop and as a plain `Vec` loop.
+//! every platform, on either backend. The math is public ([`integrate`],
+//! [`attract`] and its batched forms [`attract_all`], [`attract_columns`],
+//! [`attract_world`], [`WorkloadParams`]) so the bench can run the very
+//! same math as a raw hecs loop and as a plain `Vec` loop.
 //!
 //! ```
 //! use laige_core::Fpx16_16;
@@ -184,6 +188,40 @@ pub fn integrate<S: SimScalar>(
     *vel = Vec2::new(vx, vy);
 }
 
+/// [`integrate`] over three columns of the same entities (`pos[i]`,
+/// `prev[i]`, `vel[i]` belong together; the shortest slice bounds the
+/// pass).
+#[inline]
+pub fn integrate_columns<S: SimScalar>(
+    pos: &mut [Position<S>],
+    prev: &mut [PrevPosition<S>],
+    vel: &mut [Velocity<S>],
+    p: &WorkloadParams<S>,
+) {
+    for ((pos, prev), vel) in pos.iter_mut().zip(prev.iter_mut()).zip(vel.iter_mut()) {
+        integrate(&mut pos.0, &mut prev.0, &mut vel.0, p);
+    }
+}
+
+/// The integrate system's pass over a hecs world: [`integrate_columns`] on
+/// the three columns of every archetype that has them (the entities
+/// `query::<(&mut Position<S>, &mut PrevPosition<S>, &mut Velocity<S>)>`
+/// visits; each entity's step depends on its own components only).
+pub fn integrate_world<S: SimScalar>(ecs: &hecs::World, p: &WorkloadParams<S>) {
+    for archetype in ecs.archetypes() {
+        // Dynamic borrows of three distinct columns: never taken elsewhere
+        // while a system holds the world.
+        let (Some(mut pos), Some(mut prev), Some(mut vel)) = (
+            archetype.get::<&mut Position<S>>(),
+            archetype.get::<&mut PrevPosition<S>>(),
+            archetype.get::<&mut Velocity<S>>(),
+        ) else {
+            continue;
+        };
+        integrate_columns(&mut pos, &mut prev, &mut vel, p);
+    }
+}
+
 /// Mirrors a coordinate that left `[-bound, bound]` back inside and flips
 /// its velocity component; the result is clamped into the bounds.
 #[inline]
@@ -201,8 +239,111 @@ fn reflect<S: SimScalar>(c: S, v: S, bound: S) -> (S, S) {
 /// normalize (the world is far wider than Q16.16's plain `length` range).
 #[inline]
 pub fn attract<S: SimScalar>(pos: &Vec2<S>, vel: &mut Vec2<S>, p: &WorkloadParams<S>) {
-    let dir = (p.center - *pos).normalize_wide();
+    pull(vel, to_center(pos, p).normalize_wide(), p);
+}
+
+/// The attractor's offset from `pos`: `center − pos` (the vector
+/// [`attract`] normalizes).
+#[inline]
+fn to_center<S: SimScalar>(pos: &Vec2<S>, p: &WorkloadParams<S>) -> Vec2<S> {
+    p.center - *pos
+}
+
+/// `vel += dir × accel_dt`: the velocity change of [`attract`] given the
+/// direction.
+#[inline]
+fn pull<S: SimScalar>(vel: &mut Vec2<S>, dir: Vec2<S>, p: &WorkloadParams<S>) {
     *vel += dir * p.accel_dt;
+}
+
+/// Entities [`attract_all`] gathers per batch (a stack buffer of
+/// directions and one of velocity references).
+pub const ATTRACT_BATCH: usize = 64;
+
+/// The point-attractor step (system 2) over every `(position, velocity)`
+/// pair of `bodies`, in batches of [`ATTRACT_BATCH`]: `center − pos` of a
+/// batch gathered, normalized together ([`Vec2::normalize_wide_slice`]),
+/// then `vel += dir × accel_dt` each (on Q16.16, whose batch normalize
+/// runs several vectors wide; binary32 takes [`attract`] per pair, already
+/// vectorized). The same result bits as [`attract`] on each pair in turn:
+/// each entity's step depends on its own components only. Allocates
+/// nothing.
+#[inline]
+pub fn attract_all<'a, S: SimScalar + 'a>(
+    bodies: impl IntoIterator<Item = (&'a Vec2<S>, &'a mut Vec2<S>)>,
+    p: &WorkloadParams<S>,
+) {
+    let mut bodies = bodies.into_iter();
+    // Binary32: one entity at a time, a loop the compiler already runs four
+    // wide; gathering references into a batch would only add work.
+    if matches!(S::BACKEND, laige_core::MathBackend::FloatPinned32) {
+        for (pos, vel) in bodies {
+            attract(pos, vel, p);
+        }
+        return;
+    }
+    let mut dirs = [Vec2::<S>::ZERO; ATTRACT_BATCH];
+    let mut vels: [Option<&'a mut Vec2<S>>; ATTRACT_BATCH] = [const { None }; ATTRACT_BATCH];
+    loop {
+        let mut n = 0;
+        // The buffers first: `zip` then never takes a pair it cannot store.
+        for ((dir, slot), (pos, vel)) in dirs.iter_mut().zip(&mut vels).zip(bodies.by_ref()) {
+            *dir = to_center(pos, p);
+            *slot = Some(vel);
+            n += 1;
+        }
+        Vec2::normalize_wide_slice(&mut dirs[..n]);
+        for (dir, slot) in dirs[..n].iter().zip(&mut vels) {
+            if let Some(vel) = slot.take() {
+                pull(vel, *dir, p);
+            }
+        }
+        if n < ATTRACT_BATCH {
+            return;
+        }
+    }
+}
+
+/// [`attract_all`] over two columns of the same entities (`pos[i]` and
+/// `vel[i]` belong together; the shorter slice bounds the pass): the same
+/// batches, gathered from and scattered to contiguous memory, which the
+/// compiler can run several entities wide.
+#[inline]
+pub fn attract_columns<S: SimScalar>(
+    pos: &[Position<S>],
+    vel: &mut [Velocity<S>],
+    p: &WorkloadParams<S>,
+) {
+    for (pos, vel) in pos.chunks(ATTRACT_BATCH).zip(vel.chunks_mut(ATTRACT_BATCH)) {
+        let mut dirs = [Vec2::<S>::ZERO; ATTRACT_BATCH];
+        let dirs = &mut dirs[..pos.len().min(vel.len())];
+        for (dir, pos) in dirs.iter_mut().zip(pos) {
+            *dir = to_center(&pos.0, p);
+        }
+        Vec2::normalize_wide_slice(dirs);
+        for (vel, dir) in vel.iter_mut().zip(dirs.iter()) {
+            pull(&mut vel.0, *dir, p);
+        }
+    }
+}
+
+/// The attract system's pass over a hecs world: [`attract_columns`] on the
+/// position and velocity columns of every archetype that has both (the
+/// entities `query::<(&Position<S>, &mut Velocity<S>)>` visits). Each
+/// entity's step depends on its own components only, so the archetype order
+/// does not change a bit.
+pub fn attract_world<S: SimScalar>(ecs: &hecs::World, p: &WorkloadParams<S>) {
+    for archetype in ecs.archetypes() {
+        // Dynamic borrows of two distinct columns: never taken elsewhere
+        // while a system holds the world.
+        let (Some(pos), Some(mut vel)) = (
+            archetype.get::<&Position<S>>(),
+            archetype.get::<&mut Velocity<S>>(),
+        ) else {
+            continue;
+        };
+        attract_columns(&pos, &mut vel, p);
+    }
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny, fast, well-mixed PRNG
@@ -282,17 +423,11 @@ pub fn install<S: SimScalar + StateHash>(world: &mut World, config: &WorkloadCon
     world.register_hashed_as::<Velocity<S>>("workload.velocity")?;
     let params = WorkloadParams::<S>::new(config);
     world.register_system(INTEGRATE_SYSTEM, INTEGRATE_ORDER, move |ctx| {
-        for (pos, prev, vel) in
-            ctx.query_mut::<(&mut Position<S>, &mut PrevPosition<S>, &mut Velocity<S>)>()
-        {
-            integrate(&mut pos.0, &mut prev.0, &mut vel.0, &params);
-        }
+        integrate_world(ctx.ecs(), &params);
         Ok(())
     })?;
     world.register_system(ATTRACT_SYSTEM, ATTRACT_ORDER, move |ctx| {
-        for (pos, vel) in ctx.query_mut::<(&Position<S>, &mut Velocity<S>)>() {
-            attract(&pos.0, &mut vel.0, &params);
-        }
+        attract_world(ctx.ecs(), &params);
         Ok(())
     })?;
     world.ecs_mut().spawn_batch(initial_state::<S>(config));
@@ -356,6 +491,89 @@ mod tests {
         assert!(vel.x < Fpx16_16::ZERO && vel.y > Fpx16_16::ZERO);
         let expect_x = Fpx16_16::from_ratio(-8 * 8, 600);
         assert!((vel.x - expect_x).abs() <= Fpx16_16::from_raw(2), "{vel:?}");
+    }
+
+    /// The batched pass gives [`attract`]'s bits on every entity, for
+    /// counts on both sides of the batch size, on both backends.
+    fn batched_attract_is_attract<S: SimScalar>() {
+        for n in [
+            0,
+            1,
+            ATTRACT_BATCH - 1,
+            ATTRACT_BATCH,
+            ATTRACT_BATCH + 1,
+            300,
+        ] {
+            let config = WorkloadConfig {
+                entities: n as u32,
+                ..WorkloadConfig::default()
+            };
+            let p = WorkloadParams::<S>::new(&config);
+            let mut bodies: Vec<(Vec2<S>, Vec2<S>)> = initial_state::<S>(&config)
+                .map(|(pos, _, vel)| (pos.0, vel.0))
+                .collect();
+            // The zero direction (an entity on the attractor) too.
+            if let Some(first) = bodies.first_mut() {
+                first.0 = p.center;
+            }
+            let mut each = bodies.clone();
+            for (pos, vel) in &mut each {
+                attract(pos, vel, &p);
+            }
+            let pos: Vec<Position<S>> = bodies.iter().map(|b| Position(b.0)).collect();
+            let mut vel: Vec<Velocity<S>> = bodies.iter().map(|b| Velocity(b.1)).collect();
+            attract_columns(&pos, &mut vel, &p);
+            attract_all(bodies.iter_mut().map(|(pos, vel)| (&*pos, vel)), &p);
+            assert_eq!(bodies, each, "{n} entities");
+            let columns: Vec<_> = pos.iter().zip(&vel).map(|(p, v)| (p.0, v.0)).collect();
+            assert_eq!(columns, each, "{n} entities, columns");
+            assert!(n < 2 || bodies[1].1 != initial_state::<S>(&config).nth(1).unwrap().2.0);
+        }
+    }
+
+    #[test]
+    fn batched_attract_is_attract_on_both_backends() {
+        batched_attract_is_attract::<Fpx16_16>();
+        batched_attract_is_attract::<Fp32Pinned>();
+    }
+
+    /// The two systems (columns per archetype) against [`integrate`] and
+    /// [`attract`] on each entity, with a second archetype (an extra
+    /// component) in the world: every entity is stepped, once.
+    #[test]
+    fn the_systems_step_every_entity_once() {
+        let mut w = World::default();
+        let config = WorkloadConfig {
+            entities: 150,
+            ..WorkloadConfig::default()
+        };
+        install::<Fpx16_16>(&mut w, &config).unwrap();
+        let p = WorkloadParams::<Fpx16_16>::new(&config);
+        let extra: Vec<_> = initial_state::<Fpx16_16>(&config).take(70).collect();
+        for (pos, prev, vel) in extra {
+            w.ecs_mut().spawn((pos, prev, vel, 7u8));
+        }
+        let components = |w: &mut World| -> Vec<_> {
+            w.ecs_mut()
+                .query_mut::<(
+                    &Position<Fpx16_16>,
+                    &PrevPosition<Fpx16_16>,
+                    &Velocity<Fpx16_16>,
+                )>()
+                .into_iter()
+                .map(|(pos, prev, vel)| (pos.0, prev.0, vel.0))
+                .collect()
+        };
+        let mut want = components(&mut w);
+        for (pos, prev, vel) in &mut want {
+            integrate(pos, prev, vel, &p);
+            attract(pos, vel, &p);
+        }
+        let schedule = w.schedule_systems();
+        w.run_systems(&schedule).unwrap();
+        let got = components(&mut w);
+        assert_eq!(got.len(), 220);
+        assert_eq!(got, want);
     }
 
     #[test]

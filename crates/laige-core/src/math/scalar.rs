@@ -7,6 +7,7 @@ use super::angle::BinaryAngle;
 use super::backend::MathBackend;
 use super::fixed::Fpx16_16;
 use super::pinned::Fp32Pinned;
+use super::vec2::Vec2;
 use super::wide;
 
 mod sealed {
@@ -159,6 +160,17 @@ pub trait SimScalar:
     /// nearest to the exact `c / |v|`, with `|v|` unsaturated; binary32: the
     /// plain `normalize`). The zero vector gives the zero vector.
     fn wide_normalize<const N: usize>(c: [Self; N]) -> [Self; N];
+    /// The hook behind `Vec2::normalize_wide_slice`: every vector of `v`
+    /// replaced by its `normalize_wide`, bit for bit. Q16.16 proposes a
+    /// whole chunk at once (a loop the compiler vectorizes) and settles the
+    /// rare undecided vector one at a time; binary32 is the per-vector
+    /// `normalize_wide` (its loop vectorizes as it is).
+    #[inline]
+    fn wide_normalize_vec2s(v: &mut [Vec2<Self>]) {
+        for x in v {
+            *x = x.normalize_wide();
+        }
+    }
 
     /// `π`, the backend's nearest value.
     const PI: Self;
@@ -321,6 +333,10 @@ impl SimScalar for Fpx16_16 {
     #[inline]
     fn wide_normalize<const N: usize>(c: [Self; N]) -> [Self; N] {
         wide::normalize_wide(c)
+    }
+    #[inline]
+    fn wide_normalize_vec2s(v: &mut [Vec2<Self>]) {
+        wide::normalize_wide_vec2s(v);
     }
     #[inline]
     fn radians_from_angle(a: BinaryAngle) -> Self {

@@ -9,6 +9,7 @@
 
 use super::fixed::Fpx16_16;
 use super::isqrt::{ROUND_TO_INTEGER, isqrt_round_u62, isqrt_round_u128};
+use super::vec2::Vec2;
 
 /// The largest sum of squared raws whose rounded root still fits in `MAX`:
 /// `round(sqrt(n)) <= 2^31 − 1` iff `n < (2^31 − 1/2)²`, i.e.
@@ -150,6 +151,64 @@ fn normalize_wide_within<const N: usize>(c: [Fpx16_16; N], bound: f64) -> [Fpx16
         i += 1;
         Fpx16_16::from_raw(if x.to_raw() < 0 { -r } else { r })
     })
+}
+
+/// [`normalize_wide`] of every vector of `v`, in place: the same result
+/// bits, component for component (the batch form `Vec2::normalize_wide_slice`
+/// is backed by).
+///
+/// How: the binary64 proposal of a whole chunk at once, in a loop without
+/// branches (the compiler runs it two or four vectors wide: `cvtdq2pd`,
+/// `sqrtpd`, `divpd` on x86-64), then [`normalize_wide`] itself for each
+/// vector the fast decision did not settle. The proposal differs from the
+/// one-vector form only in the sum: the squares and their sum are taken in
+/// binary64 (three more roundings, no integer sum), so `q = Q·(1 + ε)` with
+/// `|ε| <= 4u + O(u²) < 2^−50` (`u = 2^−53`) and `|q − Q| < 2^16 · 2^−50
+/// = 2^−34`, still far inside the `2^−32` slack of [`FAR_FROM_A_HALF`]; the
+/// argument of [`normalize_wide`] holds as it stands, for any sum (no
+/// `2^63` limit: binary64 has the range). The quotient is signed here:
+/// `q + 1.5·2^52` lies in `[2^52, 2^53)` (ulp 1) for `|q| <= 2^16 + 1`, so
+/// its stored bits less those of `1.5·2^52` are the integer `k` nearest to
+/// `q`, in two's complement in their low 32 bits (read from the stored
+/// bits, as in [`normalize_wide`], never from a register that may be wider
+/// than binary64); `q − k` is exact (Sterbenz, or `q − 0`). Rounding to
+/// the nearest is symmetric and no tie occurs, so the signed `k` is the
+/// result. The zero vector's quotient is NaN (`0 · ∞`), which the decision
+/// rejects: it too takes [`normalize_wide`].
+pub(crate) fn normalize_wide_vec2s(v: &mut [Vec2<Fpx16_16>]) {
+    /// Vectors proposed per pass: a stack buffer of originals (512 bytes).
+    const CHUNK: usize = 64;
+    /// `1.5·2^52`: adding it rounds a binary64 of magnitude `<= 2^51` to an
+    /// integer, held in the low bits of the sum's stored bits.
+    const ROUND_SIGNED: f64 = 6_755_399_441_055_744.0;
+    for chunk in v.chunks_mut(CHUNK) {
+        let mut original = [Vec2::<Fpx16_16>::ZERO; CHUNK];
+        original[..chunk.len()].copy_from_slice(chunk);
+        let mut rejected = [false; CHUNK];
+        let mut any_rejected = false;
+        for ((c, o), bad) in chunk.iter_mut().zip(&original).zip(&mut rejected) {
+            let x = f64::from(o.x.to_raw());
+            let y = f64::from(o.y.to_raw());
+            let scale = 65536.0 / (x * x + y * y).sqrt();
+            let (qx, qy) = (x * scale, y * scale);
+            let kx = (qx + ROUND_SIGNED).to_bits() as u32 as i32;
+            let ky = (qy + ROUND_SIGNED).to_bits() as u32 as i32;
+            let off_x = qx - f64::from(kx);
+            let off_y = qy - f64::from(ky);
+            // `!(a < b)`, not `a >= b`: a NaN offset is rejected.
+            let far = (off_x.abs() < FAR_FROM_A_HALF) & (off_y.abs() < FAR_FROM_A_HALF);
+            *bad = !far;
+            any_rejected |= !far;
+            *c = Vec2::new(Fpx16_16::from_raw(kx), Fpx16_16::from_raw(ky));
+        }
+        if any_rejected {
+            for ((c, o), bad) in chunk.iter_mut().zip(&original).zip(&rejected) {
+                if *bad {
+                    *c = Vec2::from_array(normalize_wide(o.to_array()));
+                }
+            }
+        }
+    }
 }
 
 /// The bound of [`normalize_wide`]'s fast decision: a binary64 quotient
@@ -335,6 +394,115 @@ mod tests {
             let v = v.map(r);
             assert_eq!(normalize_wide(v), normalize_wide_within(v, 0.0), "{v:?}");
         }
+    }
+
+    /// Vectors whose quotient lies within `2^−32` of a half (found by
+    /// continued fractions: `y/x` near `sqrt(2^34/(2k+1)² − 1)`, so the x
+    /// quotient is near `k + 1/2`): the fast decision must reject them.
+    const NEAR_A_HALF: [[i32; 2]; 9] = [
+        [29_126, 1_272_534_357],
+        [41_943, 366_503_524],
+        [1_143_983, 745_989_868],
+        [5_480_154, 358_926_055],
+        [435_024_308, 844_891_441],
+        [1_498_774_076, 1_498_803_185],
+        [1_054_908_233, 135_688_707],
+        [327_371_091, 1_706_733_968],
+        [104_973_433, 136_234_627],
+    ];
+
+    /// The edge vectors of the batch test: zero, the extremes (the sum of
+    /// `(MIN, MIN)` is `2^63`), axes, exact quotients, and the
+    /// [`NEAR_A_HALF`] ones in every quadrant and both orders.
+    fn edge_vectors() -> Vec<Vec2<Fpx16_16>> {
+        let (min, max) = (i32::MIN, i32::MAX);
+        let mut v = vec![
+            [0, 0],
+            [1, 0],
+            [0, -1],
+            [1, 1],
+            [-1, 1],
+            [3, 4],
+            [-3000, 4000],
+            [min, min],
+            [min, max],
+            [max, max],
+            [max, min],
+            [min, 0],
+            [0, min],
+            [min, 1],
+            [-1, min],
+            [max, -1],
+            [min, min + 1],
+            [min + 1, min + 1],
+        ];
+        for [a, b] in NEAR_A_HALF {
+            for (x, y) in [(a, b), (-a, b), (a, -b), (-a, -b)] {
+                v.push([x, y]);
+                v.push([y, x]);
+            }
+        }
+        v.into_iter().map(|[x, y]| Vec2::new(r(x), r(y))).collect()
+    }
+
+    fn one_by_one(v: &[Vec2<Fpx16_16>]) -> Vec<Vec2<Fpx16_16>> {
+        v.iter()
+            .map(|c| Vec2::from_array(normalize_wide(c.to_array())))
+            .collect()
+    }
+
+    #[test]
+    fn the_near_half_vectors_are_near_a_half() {
+        // 4·x²·2^32 against (2k+1)²·S, S = x² + y²: within (2k+1)·S·2^−30
+        // of each other iff the quotient is within about 2^−32 of k + 1/2.
+        for [x, y] in NEAR_A_HALF {
+            let (x, y) = (u128::from(x.unsigned_abs()), u128::from(y.unsigned_abs()));
+            let s = x * x + y * y;
+            let q = normalize_wide([r(x as i32), r(y as i32)])[0].to_raw() as u128;
+            let target = (x * x) << 34;
+            let near = |k: u128| target.abs_diff((2 * k + 1).pow(2) * s) << 30 < (2 * k + 1) * s;
+            assert!(near(q) || (q > 0 && near(q - 1)), "{x} {y}");
+        }
+    }
+
+    /// The batch normalize gives `normalize_wide`'s bits for every vector:
+    /// seeded vectors of every scale (each component of a random bit length
+    /// 1..=32, either sign), in slices of every length across the chunk
+    /// boundary, with the edge vectors mixed in at seeded places.
+    #[test]
+    fn the_batch_normalize_is_normalize_wide_bit_for_bit() {
+        let edges = edge_vectors();
+        let mut batch = edges.clone();
+        normalize_wide_vec2s(&mut batch);
+        assert_eq!(batch, one_by_one(&edges));
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut checked = 0;
+        while checked < 400_000 {
+            let len = (next() % 300) as usize;
+            let mut input: Vec<Vec2<Fpx16_16>> = (0..len)
+                .map(|_| {
+                    let (a, b) = (next(), next());
+                    let c = |w: u64| r((w as i32) >> (w >> 59));
+                    Vec2::new(c(a), c(b))
+                })
+                .collect();
+            if len > 0 && next() % 4 == 0 {
+                let at = (next() % len as u64) as usize;
+                input[at] = edges[(next() % edges.len() as u64) as usize];
+            }
+            let mut batch = input.clone();
+            normalize_wide_vec2s(&mut batch);
+            assert_eq!(batch, one_by_one(&input), "{input:?}");
+            checked += len;
+        }
+        let mut empty: [Vec2<Fpx16_16>; 0] = [];
+        normalize_wide_vec2s(&mut empty);
     }
 
     #[test]
