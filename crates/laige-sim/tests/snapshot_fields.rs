@@ -191,3 +191,79 @@ fn per_type_lines_ignore_row_order_and_see_a_swapped_value() {
     assert_ne!(la[0], lb[0], "test.body");
     assert_eq!(la[1..], lb[1..]);
 }
+
+#[test]
+fn one_flipped_bit_of_any_value_changes_its_types_line_only() {
+    // Enough rows that the column loop runs its vector body, not only its
+    // remainder.
+    let world = || {
+        let mut w = World::default();
+        w.register_hashed_as::<Body>("test.body").unwrap();
+        w.register_hashed_as::<Opaque>("test.opaque").unwrap();
+        for i in 0..40 {
+            w.ecs_mut().spawn((
+                Body {
+                    velocity: v(i * 65_536 + 3, -i * 7),
+                    mass: u16::try_from(i).unwrap() * 11,
+                },
+                Opaque(u32::try_from(i).unwrap(), 0xdead_beef),
+            ));
+        }
+        w
+    };
+    let lines = |w: &World| {
+        let mut ring = SnapshotRing::new(w, 1).unwrap();
+        ring.save(0, w).unwrap();
+        let mut out = [0_u64; 2];
+        assert_eq!(ring.get(0).unwrap().type_hashes_into(&mut out), 2);
+        out
+    };
+    let before = lines(&world());
+    let victim = |w: &World| w.ecs().iter().nth(17).unwrap().entity();
+    let mut checked = 0;
+    for bit in 0..32 {
+        for field in 0..3 {
+            if field == 2 && bit >= 16 {
+                continue;
+            }
+            let mut w = world();
+            let e = victim(&w);
+            {
+                let mut body = w.ecs_mut().get::<&mut Body>(e).unwrap();
+                match field {
+                    0 => {
+                        body.velocity.x = Fpx16_16::from_raw(body.velocity.x.to_raw() ^ (1 << bit))
+                    }
+                    1 => {
+                        body.velocity.y = Fpx16_16::from_raw(body.velocity.y.to_raw() ^ (1 << bit))
+                    }
+                    _ => body.mass ^= 1 << bit,
+                }
+            }
+            let after = lines(&w);
+            assert_ne!(after[0], before[0], "test.body: field {field}, bit {bit}");
+            assert_eq!(after[1], before[1], "test.opaque: field {field}, bit {bit}");
+            checked += 1;
+        }
+        for half in 0..2 {
+            let mut w = world();
+            let e = victim(&w);
+            {
+                let mut o = w.ecs_mut().get::<&mut Opaque>(e).unwrap();
+                if half == 0 {
+                    o.0 ^= 1 << bit;
+                } else {
+                    o.1 ^= 1 << bit;
+                }
+            }
+            let after = lines(&w);
+            assert_eq!(
+                after[0], before[0],
+                "test.body: opaque half {half}, bit {bit}"
+            );
+            assert_ne!(after[1], before[1], "test.opaque: half {half}, bit {bit}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 32 + 32 + 16 + 64);
+}

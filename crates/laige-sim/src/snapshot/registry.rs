@@ -16,7 +16,6 @@ pub(crate) trait SavedColumn: Send {
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
     fn clear(&mut self);
-    fn len(&self) -> usize;
 }
 
 impl<T: Clone + Send + 'static> SavedColumn for Vec<T> {
@@ -28,9 +27,6 @@ impl<T: Clone + Send + 'static> SavedColumn for Vec<T> {
     }
     fn clear(&mut self) {
         Vec::clear(self);
-    }
-    fn len(&self) -> usize {
-        Vec::len(self)
     }
 }
 
@@ -100,14 +96,129 @@ fn value_hash<T: Component + StateHash>(saved: &dyn SavedColumn, index: usize) -
 }
 
 fn column_hash<T: Component + StateHash>(saved: &dyn SavedColumn) -> MultisetHash {
-    let mut m = MultisetHash::default();
-    for v in column::<T>(saved) {
+    let values = column::<T>(saved);
+    MultisetHash {
+        count: values.len() as u64,
+        sum: wide::multiset_sum(values),
+    }
+}
+
+/// The wrapping sum of [`MultisetHash::value_term`] over `values`: the
+/// portable loop every build computes the same way (LLVM vectorizes it with
+/// the target's baseline vector unit: SSE2 on x86-64, each 64-bit multiply
+/// as three 32-bit ones).
+#[inline(always)]
+fn portable_sum<T: StateHash>(values: &[T]) -> u64 {
+    let mut sum = 0_u64;
+    for v in values {
         let mut h = WordHasher::default();
         v.hash_words(&mut h);
-        m.add_sum(h.finish());
+        sum = sum.wrapping_add(MultisetHash::value_term(h.finish()));
     }
-    m.count = saved.len() as u64;
-    m
+    sum
+}
+
+/// The column loop compiled a second and third time for wider x86-64 vector
+/// units, picked at run time: AVX-512 (DQ: one instruction per 64-bit
+/// multiply, eight lanes) or AVX2 (four lanes). The same integer arithmetic
+/// as [`portable_sum`], so the same sum on every CPU (a test compares them);
+/// only its speed depends on the CPU. Every other target runs the portable
+/// loop.
+#[cfg(target_arch = "x86_64")]
+mod wide {
+    // det-allow(arch): CPU feature detection picks a build of one integer loop for the CPU's vector width; the loop's value does not depend on it (tested)
+    use std::arch::is_x86_feature_detected;
+
+    use super::{StateHash, portable_sum};
+
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    fn sum_avx512<T: StateHash>(values: &[T]) -> u64 {
+        portable_sum(values)
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn sum_avx2<T: StateHash>(values: &[T]) -> u64 {
+        portable_sum(values)
+    }
+
+    /// Whether `sum_avx512` may run here: the CPU (and the OS, which must
+    /// save the wide registers) reports AVX-512 F, DQ and VL. `std` caches
+    /// the detection: one relaxed load per feature after the first call.
+    #[inline]
+    fn has_avx512() -> bool {
+        is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512dq")
+            && is_x86_feature_detected!("avx512vl")
+    }
+
+    /// Whether `sum_avx2` may run here.
+    #[inline]
+    fn has_avx2() -> bool {
+        is_x86_feature_detected!("avx2")
+    }
+
+    /// [`portable_sum`] built for the widest vector unit this CPU has.
+    #[inline]
+    pub(super) fn multiset_sum<T: StateHash>(values: &[T]) -> u64 {
+        if has_avx512() {
+            #[expect(
+                unsafe_code,
+                reason = "a target-feature function, called after its features were detected"
+            )]
+            // SAFETY: `sum_avx512` requires AVX-512 F, DQ and VL, which
+            // `has_avx512` just found.
+            return unsafe { sum_avx512(values) };
+        }
+        if has_avx2() {
+            #[expect(
+                unsafe_code,
+                reason = "a target-feature function, called after its feature was detected"
+            )]
+            // SAFETY: `sum_avx2` requires AVX2, which `has_avx2` just found.
+            return unsafe { sum_avx2(values) };
+        }
+        portable_sum(values)
+    }
+
+    /// The sum from every build this CPU can run, portable first.
+    #[cfg(test)]
+    pub(super) fn every_build<T: StateHash>(values: &[T]) -> Vec<(&'static str, u64)> {
+        let mut sums = vec![("portable", portable_sum(values))];
+        if has_avx2() {
+            #[expect(
+                unsafe_code,
+                reason = "a target-feature function, called after its feature was detected"
+            )]
+            // SAFETY: `sum_avx2` requires AVX2, which `has_avx2` just found.
+            sums.push(("avx2", unsafe { sum_avx2(values) }));
+        }
+        if has_avx512() {
+            #[expect(
+                unsafe_code,
+                reason = "a target-feature function, called after its features were detected"
+            )]
+            // SAFETY: `sum_avx512` requires AVX-512 F, DQ and VL, which
+            // `has_avx512` just found.
+            sums.push(("avx512", unsafe { sum_avx512(values) }));
+        }
+        sums
+    }
+}
+
+/// Targets without a wider build: the portable loop.
+#[cfg(not(target_arch = "x86_64"))]
+mod wide {
+    use super::{StateHash, portable_sum};
+
+    #[inline]
+    pub(super) fn multiset_sum<T: StateHash>(values: &[T]) -> u64 {
+        portable_sum(values)
+    }
+
+    #[cfg(test)]
+    pub(super) fn every_build<T: StateHash>(values: &[T]) -> Vec<(&'static str, u64)> {
+        vec![("portable", portable_sum(values))]
+    }
 }
 
 fn field_hashes<T: Component + StateHash>(
@@ -257,13 +368,13 @@ pub(crate) struct MultisetHash {
 }
 
 impl MultisetHash {
-    /// Adds one value's hash to the sum (the caller sets the count), after
-    /// a bijective finalizer (xor-shift, multiply, xor-shift: the word
-    /// hash's high bits mixed into its weaker low bits).
-    #[inline]
-    fn add_sum(&mut self, value: u64) {
+    /// One value's term of the sum: its word hash after a bijective
+    /// finalizer (xor-shift, multiply, xor-shift: the word hash's high bits
+    /// mixed into its weaker low bits).
+    #[inline(always)]
+    fn value_term(value: u64) -> u64 {
         let z = (value ^ (value >> 32)).wrapping_mul(0xd6e8_feb8_6659_fd93);
-        self.sum = self.sum.wrapping_add(z ^ (z >> 32));
+        z ^ (z >> 32)
     }
 
     pub(crate) fn finish(self, name: &str) -> u64 {
@@ -272,5 +383,105 @@ impl MultisetHash {
         h.write_u64(self.count);
         h.write_u64(self.sum);
         h.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use laige_core::{Fp32Pinned, Fpx16_16, Vec2, Vec3};
+
+    use super::{StateHash, portable_sum, wide};
+
+    /// A deterministic stream of words (splitmix64).
+    fn words(n: usize, seed: u64) -> Vec<u64> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = s;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                z ^ (z >> 31)
+            })
+            .collect()
+    }
+
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "the halves of a word, on purpose"
+    )]
+    fn halves(w: u64) -> (u32, u32) {
+        (w as u32, (w >> 32) as u32)
+    }
+
+    fn agree<T: StateHash>(what: &str, values: &[T]) {
+        let sums = wide::every_build(values);
+        let (_, expected) = sums[0];
+        for (build, sum) in &sums {
+            assert_eq!(
+                *sum,
+                expected,
+                "{what}, {} values: the {build} build",
+                values.len()
+            );
+        }
+        assert_eq!(
+            wide::multiset_sum(values),
+            expected,
+            "{what}: the dispatched build"
+        );
+    }
+
+    #[test]
+    fn every_vector_build_of_the_column_loop_gives_the_portable_sum() {
+        // Lengths around every vector width's main loop and remainder.
+        for n in [
+            0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 1_000,
+        ] {
+            let w = words(n * 3, n as u64);
+            let fx: Vec<Vec2<Fpx16_16>> = w
+                .iter()
+                .map(|&w| {
+                    let (x, y) = halves(w);
+                    Vec2::new(
+                        Fpx16_16::from_raw(x.cast_signed()),
+                        Fpx16_16::from_raw(y.cast_signed()),
+                    )
+                })
+                .take(n)
+                .collect();
+            agree("Vec2<Fpx16_16>", &fx);
+            let fp: Vec<Vec2<Fp32Pinned>> = w
+                .iter()
+                .map(|&w| {
+                    let (x, y) = halves(w);
+                    Vec2::new(Fp32Pinned::from_bits(x), Fp32Pinned::from_bits(y))
+                })
+                .take(n)
+                .collect();
+            agree("Vec2<Fp32Pinned>", &fp);
+            let v3: Vec<Vec3<Fpx16_16>> = w
+                .chunks_exact(3)
+                .map(|c| {
+                    let r = |w: u64| Fpx16_16::from_raw(halves(w).0.cast_signed());
+                    Vec3::new(r(c[0]), r(c[1]), r(c[2]))
+                })
+                .collect();
+            agree("Vec3<Fpx16_16>", &v3);
+            let mixed: Vec<(u8, u64, bool)> = w
+                .iter()
+                .take(n)
+                .map(|&w| (halves(w).0 as u8, w, w & 1 == 1))
+                .collect();
+            agree("(u8, u64, bool)", &mixed);
+            agree("u64", &w[..n]);
+        }
+        // The sum is the one every value's own term gives.
+        let w = words(5, 7);
+        let one_by_one = w.iter().fold(0_u64, |s, v| {
+            s.wrapping_add(portable_sum(std::slice::from_ref(v)))
+        });
+        assert_eq!(wide::multiset_sum(&w), one_by_one);
+        assert_ne!(one_by_one, 0);
     }
 }
