@@ -13,16 +13,22 @@
 //! `2^−27` ulp of a rounding boundary (none found among the 2^33 results
 //! the exhaustive test could decide).
 //!
-//! That Q62 path defines every result; a fast path short-cuts it. The same
-//! reduction's top 40 fraction bits pick one of 2049 `sin` entries in Q31
-//! (built at compile time from the Q62 path) and one angle-addition step
-//! with `sin t ≈ t`, `cos t ≈ 1 − t²/2` (`t < π/4096`) gives the value to
-//! within 5 · 2^−32 in `u64` arithmetic (four products after the
-//! reduction's). Outside a band of ±2^−28 around each rounding boundary
-//! that rounds to the Q62 path's result; inside it (about one input in
-//! 2000) the Q62 path runs. The all-2^32 known-answer hashes, taken in
-//! the exhaustive pass (`tests/math_trig_exhaustive.rs`), prove the two
-//! agree on every input.
+//! That Q62 path defines every result; a fast path short-cuts it. Its
+//! reduction is one wrapping `u64` product of the signed raw by `2/π` in
+//! Q46: the quarter turns modulo 4 in Q62 (the wrap drops whole turns, a
+//! negative input is the same angle in two's complement), within `2^−36`
+//! of a quarter turn for every input. The quadrant's low bit mirrors the
+//! position, its high bit is the sign; the top 11 bits of the position
+//! pick an entry of three 2048-entry Q31 tables (`sin a`, `cos a·π/2`,
+//! `sin a·(π/2)²/2`, built at compile time from the Q62 path) and one
+//! second-order step in the rest gives the value within 1.70 · 2^−31 in
+//! `u64` arithmetic (three products in all; the fallback's is the only
+//! branch).
+//! Outside a band of ±2^−28 around each rounding boundary that rounds to
+//! the Q62 path's result; inside it (about one input in 2000) the Q62
+//! path runs. The all-2^32 known-answer hashes, taken in the exhaustive
+//! pass (`tests/math_trig_exhaustive.rs`), prove the two agree on every
+//! input.
 //!
 //! **atan2 / atan / asin / acos.** The octant is folded away exactly
 //! (`|y| <= |x|` after a swap), the ratio taken in Q32 by one integer
@@ -116,80 +122,111 @@ const fn sin_cos_turns_q62(p: u128) -> (i64, i64) {
     }
 }
 
-/// Steps of the fast path's table per quarter turn.
+/// Steps of the fast path's tables per quarter turn.
 const FAST_STEPS: usize = 2048;
 
-/// `sin(i·π/4096)` for `i` in `0..=2048` in Q31 (`2^31` is one), each the
-/// Q62 path's value rounded to nearest: within `2^−32 + 2^−43` of the
-/// exact one. `cos(i·π/4096)` is entry `2048 − i`. Built at compile time.
-const SIN_Q31: [u32; FAST_STEPS + 1] = {
-    let mut t = [0u32; FAST_STEPS + 1];
+/// The fast path's tables, for `a = i·π/4096` (`i` in `0..2048`, a quarter
+/// turn in 2048 steps), in Q31 (`2^31` is one): `sin a`, `cos a · π/2` and
+/// `sin a · (π/2)²/2`, each the Q62 path's value (times the Q62 constant)
+/// rounded to nearest: within `2^−32 + 2^−41` of the exact one. Built at
+/// compile time.
+struct FastTables {
+    sin: [u32; FAST_STEPS],
+    cos_k1: [u32; FAST_STEPS],
+    sin_k2: [u32; FAST_STEPS],
+}
+
+/// A Q62 value in `[0, 2^63)` rounded to nearest Q31.
+const fn q62_to_q31(v: i64) -> u32 {
+    ((v + (1 << 30)) >> 31) as u32
+}
+
+/// The tables of [`FastTables`].
+const FAST: FastTables = {
+    let mut t = FastTables {
+        sin: [0; FAST_STEPS],
+        cos_k1: [0; FAST_STEPS],
+        sin_k2: [0; FAST_STEPS],
+    };
     let mut i = 0;
-    while i <= FAST_STEPS {
+    while i < FAST_STEPS {
         // i/2048 quarter turns in Q80.
-        let s = sin_cos_turns_q62((i as u128) << 69).0;
-        t[i] = ((s + (1 << 30)) >> 31) as u32;
+        let (s, c) = sin_cos_turns_q62((i as u128) << 69);
+        t.sin[i] = q62_to_q31(s);
+        // Both products are below 2^63 (π/2 < 2, (π/2)²/2 < 2) and their
+        // Q31 values below 2^32.
+        t.cos_k1[i] = q62_to_q31(mul_q62(c, K1));
+        t.sin_k2[i] = q62_to_q31(mul_q62(s, K2));
         i += 1;
     }
     t
 };
 
-/// `π/2` in Q34 (rounded to nearest).
-const K1_Q34: u64 = ((K1 + (1 << 27)) >> 28) as u64;
+/// `2/π` in Q46 (rounded to nearest: `2^46·2/π − 0.0207`).
+const TWO_OVER_PI_Q46: u64 = 0x28BE_60DB_9391;
 
-/// Half the width, in Q32 steps (`2^−32`), of the band around each
+/// A quarter turn in [`fast_turns`]'s Q62 (the cosine is the sine a
+/// quarter turn on).
+const QUARTER_TURN: u64 = 1 << 62;
+
+/// Half the width, in Q31 steps (`2^−31`), of the band around each
 /// rounding boundary where [`sin_fast`] does not decide: its value is
-/// within 5 steps of the exact one (see there) and the Q62 path's within
-/// `2^−11`, so outside the band both round to the same Q16.16 value.
-const FAST_MARGIN: u64 = 16;
+/// within 1.70 steps of the exact one (see there) and the Q62 path's
+/// within `2^−12`, so outside the band both round to the same Q16.16 value.
+const FAST_MARGIN: u64 = 8;
 
-/// The Q16.16 sine of `w` quarter turns (Q40; bits 40 and 41 are the
-/// quadrant, higher bits are ignored), sign included — the value the Q62
-/// path rounds to — or `None` within [`FAST_MARGIN`] of a rounding
-/// boundary (about one input in 2000), where only the Q62 path decides.
-///
-/// The position in the quarter turn (mirrored in odd quadrants, where the
-/// sine is the cosine of the rest) picks an entry `a` of the 2049-entry
-/// [`SIN_Q31`]; the rest `t` (below `π/4096` rad) gives
-/// `sin(a + t) ≈ sin a·(1 − t²/2) + cos a·t` (the dropped terms are below
-/// `2^−33`), in `u64` arithmetic only. Each rounding (the entries, `t`,
-/// `t²/2`, the result) costs at most one Q32 step: within 5 in all.
+/// `x = raw / 2^16` radians in quarter turns, Q62, modulo 4 (the top two
+/// bits are the quadrant), for [`sin_fast`]: `raw · 2/π` in Q46, one
+/// wrapping `u64` product (the wrap is whole turns; a negative `raw` is
+/// its two's complement, the same angle). Its error is `raw · 0.0207`
+/// Q62 steps, below `2^−36` of a quarter turn for every input.
+#[inline(always)]
+const fn fast_turns(raw: i32) -> u64 {
+    (raw as i64 as u64).wrapping_mul(TWO_OVER_PI_Q46)
+}
+
+/// The Q16.16 sine of `w` quarter turns (Q62, as [`fast_turns`]), sign
+/// included — the value the Q62 path rounds to — or `None` within
+/// [`FAST_MARGIN`] of a rounding boundary (about one input in 2000),
+/// where only the Q62 path decides.
 #[inline(always)]
 const fn sin_fast(w: u64) -> Option<i32> {
-    let (v, neg) = sin_q32(w);
-    // The distance to the nearest boundary (k + 1/2)·2^16, shifted by the
-    // margin: below 2·margin iff within the margin.
-    if (v + (1 << 15) + FAST_MARGIN) & 0xFFFF < 2 * FAST_MARGIN {
+    let v = sin_q31(w);
+    // The distance to the nearest boundary (k + 1/2)·2^15, shifted by the
+    // margin: below 2·margin iff within the margin (two's complement).
+    let x = v.wrapping_add(1 << 14);
+    if x.wrapping_add(FAST_MARGIN as i64) & (0x7FFF & !(2 * FAST_MARGIN as i64 - 1)) == 0 {
         return None;
     }
-    let r = ((v + (1 << 15)) >> 16) as i32; // <= 2^16
-    Some(if neg { -r } else { r })
+    Some((x >> 15) as i32)
 }
 
-/// `|sin|` of `w` quarter turns (as in [`sin_fast`]) in Q32, and whether
-/// the sine is negative.
+/// `sin` of `w` quarter turns (as in [`sin_fast`]) in Q31, within 1.70
+/// Q31 steps of the exact value.
+///
+/// The quadrant's low bit mirrors the position (in odd quadrants the sine
+/// is that of the rest of the quarter turn: the bits' complement, one Q63
+/// step short), its high bit is the sign. The top 11 bits of the position
+/// pick `a` in [`FAST`]; the rest `b` (in quarter turns, below `2^−11`)
+/// gives `sin(a + β) ≈ sin a + b·(cos a·π/2 − b·sin a·(π/2)²/2)` with
+/// `β = b·π/2`: two `u64` products. The errors, in Q31 steps: the dropped
+/// `cos a·β³/6` below 0.162; the `sin a` entry 0.5; the last product's
+/// truncation 1; the reduction's `2^−36` quarter turn 0.033; the other
+/// entries, `b`'s truncation to Q43 and the inner product's below 0.002
+/// together: 1.70 in all.
 #[inline(always)]
-const fn sin_q32(w: u64) -> (u64, bool) {
-    let quadrant = (w >> 40) & 3;
-    let f = w & ((1 << 40) - 1);
-    let g = if quadrant & 1 == 0 { f } else { (1 << 40) - f };
-    let idx = (g >> 29) as usize; // 0..=2048
-    let b = g & ((1 << 29) - 1); // below 2^−11 of a quarter turn, Q40
-    let t = (b * K1_Q34) >> 42; // π/2·b in rad, Q32 (< 2^21.7)
-    let u = (t * t) >> 32; // t², Q32
-    let s = SIN_Q31[idx] as u64;
-    let c = SIN_Q31[FAST_STEPS - idx] as u64;
-    // Q63: s·(1 − t²/2) <= 2^63, c·t < 2^53.
-    let v = (s * ((1 << 32) - (u >> 1)) + c * t) >> 31; // Q32, <= 2^32
-    (v, quadrant >= 2)
-}
-
-/// [`sin_fast`]'s argument for `|x| = mag / 2^16`, plus `quadrants`
-/// quarter turns (1 for the cosine).
-#[inline(always)]
-const fn fast_turns(mag: u32, quadrants: u64) -> u64 {
-    // Q80 >> 40 < 2^55: the quadrant and the top 40 fraction bits.
-    ((quarter_turns_q80(mag) >> 40) as u64) + (quadrants << 40)
+const fn sin_q31(w: u64) -> i64 {
+    let h = w << 1;
+    let mirror = ((h as i64) >> 63) as u64;
+    let g = h ^ mirror; // the position in the quarter turn, Q63
+    let idx = (g >> 52) as usize & (FAST_STEPS - 1);
+    let b = (g >> 20) & 0xFFFF_FFFF; // Q43, below 2^32
+    // S2·b < 2^64, C1 > S2·b/2^43 (cos a·π/2 > 1.2e−3 > sin a·(π/2)²/2·2^−11),
+    // b·(C1 − S2·b) < 2^64.
+    let inner = FAST.cos_k1[idx] as u64 - ((FAST.sin_k2[idx] as u64 * b) >> 43);
+    let v = (FAST.sin[idx] as u64 + ((b * inner) >> 43)) as i64; // <= 2^31 + 2
+    let sign = (w as i64) >> 63;
+    (v ^ sign) - sign
 }
 
 /// `sin` through the Q62 path (the fast path's fallback).
@@ -296,8 +333,8 @@ impl Fpx16_16 {
     #[must_use]
     pub const fn sin(self) -> Self {
         let raw = self.to_raw();
-        Self::from_raw(match sin_fast(fast_turns(raw.unsigned_abs(), 0)) {
-            Some(r) => neg_if(raw < 0, r),
+        Self::from_raw(match sin_fast(fast_turns(raw)) {
+            Some(r) => r,
             None => sin_exact(raw),
         })
     }
@@ -314,7 +351,7 @@ impl Fpx16_16 {
     #[must_use]
     pub const fn cos(self) -> Self {
         let raw = self.to_raw();
-        Self::from_raw(match sin_fast(fast_turns(raw.unsigned_abs(), 1)) {
+        Self::from_raw(match sin_fast(fast_turns(raw).wrapping_add(QUARTER_TURN)) {
             Some(r) => r,
             None => cos_exact(raw),
         })
@@ -326,12 +363,12 @@ impl Fpx16_16 {
     #[must_use]
     pub const fn sin_cos(self) -> (Self, Self) {
         let raw = self.to_raw();
-        let w = fast_turns(raw.unsigned_abs(), 0);
+        let w = fast_turns(raw);
         let s = match sin_fast(w) {
-            Some(r) => neg_if(raw < 0, r),
+            Some(r) => r,
             None => sin_exact(raw),
         };
-        let c = match sin_fast(w + (1 << 40)) {
+        let c = match sin_fast(w.wrapping_add(QUARTER_TURN)) {
             Some(r) => r,
             None => cos_exact(raw),
         };
@@ -466,32 +503,36 @@ mod tests {
 
     /// The fast path against the Q62 path on 2^18 inputs spread over all
     /// 2^32 (every input: the all-raws known-answer hashes): the same
-    /// results, and its Q32 value within the 5 steps its margin assumes
-    /// (3 is the largest over every input, measured once exhaustively).
+    /// results, and its Q31 value within the 1.70 steps of its error bound.
     #[test]
     fn the_fast_path_agrees_with_the_q62_path() {
         let mut undecided = 0;
+        let mut worst = 0i64;
         for k in 0..(1u32 << 18) {
             let raw = k.wrapping_mul(0x9E37_79B9) as i32 ^ (k & 0xFF) as i32;
             let x = r(raw);
-            let want_s = q62_to_raw(sin_cos_q62(raw).0);
-            let (s, c) = sin_cos_mag_q62(raw.unsigned_abs());
-            let want_c = q62_to_raw(c);
+            let (s, c) = sin_cos_q62(raw);
+            let (want_s, want_c) = (q62_to_raw(s), q62_to_raw(c));
             assert_eq!(
                 (x.sin().to_raw(), x.cos().to_raw()),
                 (want_s, want_c),
                 "{raw}"
             );
             assert_eq!(x.sin_cos(), (r(want_s), r(want_c)), "{raw}");
-            for (q, exact) in [(0, s), (1, c)] {
-                let w = fast_turns(raw.unsigned_abs(), q);
-                let (v, neg) = sin_q32(w);
-                let signed = if neg { -(v as i64) } else { v as i64 };
-                assert!((signed - (exact >> 30)).abs() <= 5, "{raw}");
+            for (quarters, exact) in [(0, s), (QUARTER_TURN, c)] {
+                let w = fast_turns(raw).wrapping_add(quarters);
+                // The Q31 value against the Q62 one (within 2^−43 of the
+                // exact), in Q33 steps: the bound is 1.70 · 4 plus the
+                // floor of the Q62 value's shift.
+                let err = ((sin_q31(w) << 2) - (exact >> 29)).abs();
+                assert!(err <= 7, "{raw}: {err}");
+                worst = worst.max(err);
                 undecided += u32::from(sin_fast(w).is_none());
             }
         }
-        // About one in 2000 (33 of 65536 Q32 positions per step).
+        // The comparison measures the error (it is not zero everywhere).
+        assert!(worst >= 3, "{worst}");
+        // About one in 2000 (16 of 32768 Q31 positions per step).
         assert!(undecided < 1 << 10, "{undecided}");
     }
 
@@ -506,6 +547,8 @@ mod tests {
         );
         assert_eq!(K1 as f64 / ONE_Q62 as f64, FRAC_PI_2);
         assert!((PI_Q36 as f64 / (1u64 << 36) as f64 - PI).abs() < 1e-11);
+        // The Q46 2/π is the Q64 one rounded (its rest is far from a half).
+        assert_eq!(TWO_OVER_PI_Q46, (TWO_OVER_PI_Q64 + (1 << 17)) >> 18);
     }
 
     #[test]
