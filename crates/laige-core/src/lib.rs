@@ -15,6 +15,9 @@
 //!    steady clock, the synthetic clock tests and replays use, and the one
 //!    exact integer time grid that ticks, input stamps and frame deadlines
 //!    sit on.
+//! 5. **Vector units** ([`VectorUnit`]): a hot loop built for the widest
+//!    vector unit of the CPU it runs on, picked at run time, with the same
+//!    result bits.
 //!
 //! **Architecture invariant:** laige-core depends on no other laige crate,
 //! spawns no thread and does no I/O beyond what a binary asks of it (the
@@ -31,12 +34,14 @@ pub mod events;
 pub mod math;
 mod panic;
 mod rate_grid;
+pub mod vector_unit;
 
 pub use error::{Error, ErrorCode, Result};
 pub use event_id::EventId;
 pub use math::{BinaryAngle, Fp32Pinned, Fpx16_16, MathBackend, SimScalar, Vec2, Vec3};
 pub use panic::panic_message;
 pub use rate_grid::{Alpha, NANOS_PER_SEC, RateGrid};
+pub use vector_unit::VectorUnit;
 
 /// The crate README's example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -39,7 +39,7 @@
 //! # Ok::<(), laige_core::Error>(())
 //! ```
 
-use laige_core::{Error, Result, SimScalar, Vec2};
+use laige_core::{Error, Result, SimScalar, Vec2, VectorUnit};
 
 use crate::{StateHash, World, emit, events};
 
@@ -172,7 +172,8 @@ impl<S: SimScalar> WorkloadParams<S> {
     }
 }
 
-/// One entity's integrate-and-reflect step (system 1).
+/// One entity's integrate-and-reflect step (system 1): [`advance`], then
+/// [`keep_inside`].
 #[inline]
 pub fn integrate<S: SimScalar>(
     pos: &mut Vec2<S>,
@@ -180,17 +181,50 @@ pub fn integrate<S: SimScalar>(
     vel: &mut Vec2<S>,
     p: &WorkloadParams<S>,
 ) {
+    advance(pos, prev, vel, p);
+    keep_inside(pos, vel, p);
+}
+
+/// The first half of [`integrate`]: `prev = pos`, then `pos += vel × dt`.
+#[inline]
+fn advance<S: SimScalar>(
+    pos: &mut Vec2<S>,
+    prev: &mut Vec2<S>,
+    vel: &Vec2<S>,
+    p: &WorkloadParams<S>,
+) {
     *prev = *pos;
-    let next = *pos + *vel * p.dt;
-    let (x, vx) = reflect(next.x, vel.x, p.bound);
-    let (y, vy) = reflect(next.y, vel.y, p.bound);
-    *pos = Vec2::new(x, y);
-    *vel = Vec2::new(vx, vy);
+    *pos += *vel * p.dt;
+}
+
+/// The second half of [`integrate`]: a component outside `[-bound, bound]`
+/// is mirrored back inside ([`reflect`]) and its velocity flipped; nothing
+/// is written for a body inside (the common case).
+#[inline]
+fn keep_inside<S: SimScalar>(pos: &mut Vec2<S>, vel: &mut Vec2<S>, p: &WorkloadParams<S>) {
+    if is_outside(pos, p.bound) {
+        let (x, vx) = reflect(pos.x, vel.x, p.bound);
+        let (y, vy) = reflect(pos.y, vel.y, p.bound);
+        *pos = Vec2::new(x, y);
+        *vel = Vec2::new(vx, vy);
+    }
+}
+
+/// Whether a component of `pos` is outside `[-bound, bound]` (the bodies
+/// [`reflect`] moves; a NaN component is not outside). Without a branch.
+#[inline]
+fn is_outside<S: SimScalar>(pos: &Vec2<S>, bound: S) -> bool {
+    (pos.x > bound) | (pos.x < -bound) | (pos.y > bound) | (pos.y < -bound)
 }
 
 /// [`integrate`] over three columns of the same entities (`pos[i]`,
 /// `prev[i]`, `vel[i]` belong together; the shortest slice bounds the
-/// pass).
+/// pass), as two passes per batch of [`INTEGRATE_BATCH`] bodies: [`advance`]
+/// over the batch, which has no branch and runs several bodies wide, then
+/// [`keep_inside`] on each body only if one of the batch left the bounds
+/// (most batches: none). Built for the widest vector unit of the CPU
+/// ([`VectorUnit`]). Each body's step depends on its own components only:
+/// the same result bits as [`integrate`] on each body in turn.
 #[inline]
 pub fn integrate_columns<S: SimScalar>(
     pos: &mut [Position<S>],
@@ -198,10 +232,41 @@ pub fn integrate_columns<S: SimScalar>(
     vel: &mut [Velocity<S>],
     p: &WorkloadParams<S>,
 ) {
-    for ((pos, prev), vel) in pos.iter_mut().zip(prev.iter_mut()).zip(vel.iter_mut()) {
-        integrate(&mut pos.0, &mut prev.0, &mut vel.0, p);
+    VectorUnit::widest().run(
+        #[inline(always)]
+        || integrate_batches(pos, prev, vel, p),
+    );
+}
+
+/// [`integrate_columns`]' passes, inlined into each vector unit's build.
+#[inline(always)]
+fn integrate_batches<S: SimScalar>(
+    pos: &mut [Position<S>],
+    prev: &mut [PrevPosition<S>],
+    vel: &mut [Velocity<S>],
+    p: &WorkloadParams<S>,
+) {
+    for ((pos, prev), vel) in pos
+        .chunks_mut(INTEGRATE_BATCH)
+        .zip(prev.chunks_mut(INTEGRATE_BATCH))
+        .zip(vel.chunks_mut(INTEGRATE_BATCH))
+    {
+        let mut any_outside = false;
+        for ((pos, prev), vel) in pos.iter_mut().zip(prev.iter_mut()).zip(vel.iter()) {
+            advance(&mut pos.0, &mut prev.0, &vel.0, p);
+            any_outside |= is_outside(&pos.0, p.bound);
+        }
+        if any_outside {
+            for (pos, vel) in pos.iter_mut().zip(vel.iter_mut()) {
+                keep_inside(&mut pos.0, &mut vel.0, p);
+            }
+        }
     }
 }
+
+/// Bodies [`integrate_columns`] advances before it looks for one outside
+/// the bounds.
+const INTEGRATE_BATCH: usize = 64;
 
 /// The integrate system's pass over a hecs world: [`integrate_columns`] on
 /// the three columns of every archetype that has them (the entities
@@ -307,9 +372,23 @@ pub fn attract_all<'a, S: SimScalar + 'a>(
 /// [`attract_all`] over two columns of the same entities (`pos[i]` and
 /// `vel[i]` belong together; the shorter slice bounds the pass): the same
 /// batches, gathered from and scattered to contiguous memory, which the
-/// compiler can run several entities wide.
+/// compiler can run several entities wide, built for the widest vector unit
+/// of the CPU ([`VectorUnit`]).
 #[inline]
 pub fn attract_columns<S: SimScalar>(
+    pos: &[Position<S>],
+    vel: &mut [Velocity<S>],
+    p: &WorkloadParams<S>,
+) {
+    VectorUnit::widest().run(
+        #[inline(always)]
+        || attract_batches(pos, vel, p),
+    );
+}
+
+/// [`attract_columns`]' passes, inlined into each vector unit's build.
+#[inline(always)]
+fn attract_batches<S: SimScalar>(
     pos: &[Position<S>],
     vel: &mut [Velocity<S>],
     p: &WorkloadParams<S>,
@@ -521,7 +600,17 @@ mod tests {
                 attract(pos, vel, &p);
             }
             let pos: Vec<Position<S>> = bodies.iter().map(|b| Position(b.0)).collect();
-            let mut vel: Vec<Velocity<S>> = bodies.iter().map(|b| Velocity(b.1)).collect();
+            let vel: Vec<Velocity<S>> = bodies.iter().map(|b| Velocity(b.1)).collect();
+            for unit in VectorUnit::all_here() {
+                let mut vel = vel.clone();
+                unit.run(
+                    #[inline(always)]
+                    || attract_batches(&pos, &mut vel, &p),
+                );
+                let columns: Vec<_> = pos.iter().zip(&vel).map(|(p, v)| (p.0, v.0)).collect();
+                assert_eq!(columns, each, "{n} entities, columns, {unit:?}");
+            }
+            let mut vel = vel;
             attract_columns(&pos, &mut vel, &p);
             attract_all(bodies.iter_mut().map(|(pos, vel)| (&*pos, vel)), &p);
             assert_eq!(bodies, each, "{n} entities");
@@ -535,6 +624,87 @@ mod tests {
     fn batched_attract_is_attract_on_both_backends() {
         batched_attract_is_attract::<Fpx16_16>();
         batched_attract_is_attract::<Fp32Pinned>();
+    }
+
+    /// [`integrate_columns`] (on Q16.16 two passes per batch) against
+    /// [`integrate`] on each body: bodies that leave the box through each
+    /// side, in the first, a middle and the last slot of a batch, bodies
+    /// whose step saturates, and columns of unequal length.
+    fn integrate_columns_is_integrate<S: SimScalar>() {
+        let config = WorkloadConfig::default();
+        let p = WorkloadParams::<S>::new(&config);
+        let half = config.half_extent;
+        let mut rng = SplitMix64::new(0x5EED);
+        let coord = |rng: &mut SplitMix64| match rng.next() % 4 {
+            // Inside, well away from the walls.
+            0 => S::from_i32(rng.next_in(half) - half / 2),
+            // Right at a wall, either side of it.
+            1 => S::from_i32(if rng.next() & 1 == 0 { half } else { -half }),
+            2 => S::from_ratio(rng.next_in(2 * half) - half, 1 + rng.next_in(7)),
+            // Far outside: the mirror itself leaves the box and is clamped.
+            _ => S::from_i32(if rng.next() & 1 == 0 { 30_000 } else { -30_000 }),
+        };
+        for n in [
+            0,
+            1,
+            INTEGRATE_BATCH - 1,
+            INTEGRATE_BATCH,
+            INTEGRATE_BATCH + 1,
+            1000,
+        ] {
+            let mut bodies: Vec<(Vec2<S>, Vec2<S>, Vec2<S>)> = (0..n)
+                .map(|_| {
+                    let pos = Vec2::new(coord(&mut rng), coord(&mut rng));
+                    let vel = Vec2::new(
+                        S::from_i32(rng.next_in(60_000) - 30_000),
+                        S::from_i32(rng.next_in(600) - 300),
+                    );
+                    (pos, Vec2::ZERO, vel)
+                })
+                .collect();
+            // One body per wall that crosses it this step, at batch edges.
+            for (i, (x, v)) in [(0, (half, 600)), (INTEGRATE_BATCH - 1, (-half, -600))] {
+                if let Some(b) = bodies.get_mut(i) {
+                    b.0 = Vec2::new(S::from_i32(x), S::from_i32(x));
+                    b.2 = Vec2::new(S::from_i32(v), S::from_i32(-v));
+                }
+            }
+            let mut each = bodies.clone();
+            for (pos, prev, vel) in &mut each {
+                integrate(pos, prev, vel, &p);
+            }
+            let pos: Vec<Position<S>> = bodies.iter().map(|b| Position(b.0)).collect();
+            let prev: Vec<PrevPosition<S>> = bodies.iter().map(|b| PrevPosition(b.1)).collect();
+            let mut vel: Vec<Velocity<S>> = bodies.iter().map(|b| Velocity(b.2)).collect();
+            // One more velocity than bodies: the shortest column bounds it.
+            vel.push(Velocity(Vec2::new(S::ONE, S::ONE)));
+            // Every vector unit's build, and the one the system picks.
+            let builds = VectorUnit::all_here().map(Some).chain([None]);
+            for unit in builds {
+                let (mut pos, mut prev, mut vel) = (pos.clone(), prev.clone(), vel.clone());
+                match unit {
+                    Some(unit) => unit.run(
+                        #[inline(always)]
+                        || integrate_batches(&mut pos, &mut prev, &mut vel, &p),
+                    ),
+                    None => integrate_columns(&mut pos, &mut prev, &mut vel, &p),
+                }
+                assert_eq!(vel.pop().map(|v| v.0), Some(Vec2::new(S::ONE, S::ONE)));
+                let columns: Vec<_> = (0..n).map(|i| (pos[i].0, prev[i].0, vel[i].0)).collect();
+                assert_eq!(columns, each, "{n} bodies, {unit:?}");
+            }
+            let reflected = each.iter().zip(&bodies).filter(|(a, b)| a.2 != b.2).count();
+            assert!(
+                n < INTEGRATE_BATCH || reflected > 1,
+                "{n} bodies: {reflected} reflected"
+            );
+        }
+    }
+
+    #[test]
+    fn integrate_columns_is_integrate_on_both_backends() {
+        integrate_columns_is_integrate::<Fpx16_16>();
+        integrate_columns_is_integrate::<Fp32Pinned>();
     }
 
     /// The two systems (columns per archetype) against [`integrate`] and

@@ -334,7 +334,7 @@ impl SimScalar for Fpx16_16 {
     fn wide_normalize<const N: usize>(c: [Self; N]) -> [Self; N] {
         wide::normalize_wide(c)
     }
-    #[inline]
+    #[inline(always)]
     fn wide_normalize_vec2s(v: &mut [Vec2<Self>]) {
         wide::normalize_wide_vec2s(v);
     }

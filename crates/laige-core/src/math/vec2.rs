@@ -161,7 +161,7 @@ impl<S: SimScalar> Vec2<S> {
     /// Vec2::normalize_wide_slice(&mut dirs);
     /// assert_eq!(dirs, one_by_one);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn normalize_wide_slice(v: &mut [Self]) {
         S::wide_normalize_vec2s(v);
     }

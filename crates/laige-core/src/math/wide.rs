@@ -175,6 +175,9 @@ fn normalize_wide_within<const N: usize>(c: [Fpx16_16; N], bound: f64) -> [Fpx16
 /// the nearest is symmetric and no tie occurs, so the signed `k` is the
 /// result. The zero vector's quotient is NaN (`0 · ∞`), which the decision
 /// rejects: it too takes [`normalize_wide`].
+// Always inlined: a caller's wider vector unit (`VectorUnit`) reaches the
+// loop only through inlining.
+#[inline(always)]
 pub(crate) fn normalize_wide_vec2s(v: &mut [Vec2<Fpx16_16>]) {
     /// Vectors proposed per pass: a stack buffer of originals (512 bytes).
     const CHUNK: usize = 64;

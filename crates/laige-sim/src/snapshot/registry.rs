@@ -6,6 +6,7 @@ use std::any::{Any, TypeId};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use hecs::{Archetype, Component, EntityBuilder};
+use laige_core::VectorUnit;
 
 use crate::state_hash::{FieldHashes, StateHash, StateHasher, WordHasher, hash_of};
 use crate::world::World;
@@ -99,7 +100,7 @@ fn column_hash<T: Component + StateHash>(saved: &dyn SavedColumn) -> MultisetHas
     let values = column::<T>(saved);
     MultisetHash {
         count: values.len() as u64,
-        sum: wide::multiset_sum(values),
+        sum: multiset_sum(values),
     }
 }
 
@@ -118,107 +119,17 @@ fn portable_sum<T: StateHash>(values: &[T]) -> u64 {
     sum
 }
 
-/// The column loop compiled a second and third time for wider x86-64 vector
-/// units, picked at run time: AVX-512 (DQ: one instruction per 64-bit
-/// multiply, eight lanes) or AVX2 (four lanes). The same integer arithmetic
-/// as [`portable_sum`], so the same sum on every CPU (a test compares them);
-/// only its speed depends on the CPU. Every other target runs the portable
-/// loop.
-#[cfg(target_arch = "x86_64")]
-mod wide {
-    // det-allow(arch): CPU feature detection picks a build of one integer loop for the CPU's vector width; the loop's value does not depend on it (tested)
-    use std::arch::is_x86_feature_detected;
-
-    use super::{StateHash, portable_sum};
-
-    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-    fn sum_avx512<T: StateHash>(values: &[T]) -> u64 {
-        portable_sum(values)
-    }
-
-    #[target_feature(enable = "avx2")]
-    fn sum_avx2<T: StateHash>(values: &[T]) -> u64 {
-        portable_sum(values)
-    }
-
-    /// Whether `sum_avx512` may run here: the CPU (and the OS, which must
-    /// save the wide registers) reports AVX-512 F, DQ and VL. `std` caches
-    /// the detection: one relaxed load per feature after the first call.
-    #[inline]
-    fn has_avx512() -> bool {
-        is_x86_feature_detected!("avx512f")
-            && is_x86_feature_detected!("avx512dq")
-            && is_x86_feature_detected!("avx512vl")
-    }
-
-    /// Whether `sum_avx2` may run here.
-    #[inline]
-    fn has_avx2() -> bool {
-        is_x86_feature_detected!("avx2")
-    }
-
-    /// [`portable_sum`] built for the widest vector unit this CPU has.
-    #[inline]
-    pub(super) fn multiset_sum<T: StateHash>(values: &[T]) -> u64 {
-        if has_avx512() {
-            #[expect(
-                unsafe_code,
-                reason = "a target-feature function, called after its features were detected"
-            )]
-            // SAFETY: `sum_avx512` requires AVX-512 F, DQ and VL, which
-            // `has_avx512` just found.
-            return unsafe { sum_avx512(values) };
-        }
-        if has_avx2() {
-            #[expect(
-                unsafe_code,
-                reason = "a target-feature function, called after its feature was detected"
-            )]
-            // SAFETY: `sum_avx2` requires AVX2, which `has_avx2` just found.
-            return unsafe { sum_avx2(values) };
-        }
-        portable_sum(values)
-    }
-
-    /// The sum from every build this CPU can run, portable first.
-    #[cfg(test)]
-    pub(super) fn every_build<T: StateHash>(values: &[T]) -> Vec<(&'static str, u64)> {
-        let mut sums = vec![("portable", portable_sum(values))];
-        if has_avx2() {
-            #[expect(
-                unsafe_code,
-                reason = "a target-feature function, called after its feature was detected"
-            )]
-            // SAFETY: `sum_avx2` requires AVX2, which `has_avx2` just found.
-            sums.push(("avx2", unsafe { sum_avx2(values) }));
-        }
-        if has_avx512() {
-            #[expect(
-                unsafe_code,
-                reason = "a target-feature function, called after its features were detected"
-            )]
-            // SAFETY: `sum_avx512` requires AVX-512 F, DQ and VL, which
-            // `has_avx512` just found.
-            sums.push(("avx512", unsafe { sum_avx512(values) }));
-        }
-        sums
-    }
-}
-
-/// Targets without a wider build: the portable loop.
-#[cfg(not(target_arch = "x86_64"))]
-mod wide {
-    use super::{StateHash, portable_sum};
-
-    #[inline]
-    pub(super) fn multiset_sum<T: StateHash>(values: &[T]) -> u64 {
-        portable_sum(values)
-    }
-
-    #[cfg(test)]
-    pub(super) fn every_build<T: StateHash>(values: &[T]) -> Vec<(&'static str, u64)> {
-        vec![("portable", portable_sum(values))]
-    }
+/// [`portable_sum`] built for the widest vector unit of the CPU
+/// ([`VectorUnit`]): on AVX-512 (DQ: one instruction per 64-bit multiply,
+/// eight lanes) or AVX2 (four lanes) where the CPU has them. The same
+/// integer arithmetic, so the same sum on every CPU (a test compares every
+/// unit); only its speed depends on the CPU.
+#[inline]
+fn multiset_sum<T: StateHash>(values: &[T]) -> u64 {
+    VectorUnit::widest().run(
+        #[inline(always)]
+        || portable_sum(values),
+    )
 }
 
 fn field_hashes<T: Component + StateHash>(
@@ -388,9 +299,9 @@ impl MultisetHash {
 
 #[cfg(test)]
 mod tests {
-    use laige_core::{Fp32Pinned, Fpx16_16, Vec2, Vec3};
+    use laige_core::{Fp32Pinned, Fpx16_16, Vec2, Vec3, VectorUnit};
 
-    use super::{StateHash, portable_sum, wide};
+    use super::{StateHash, multiset_sum, portable_sum};
 
     /// A deterministic stream of words (splitmix64).
     fn words(n: usize, seed: u64) -> Vec<u64> {
@@ -415,18 +326,21 @@ mod tests {
     }
 
     fn agree<T: StateHash>(what: &str, values: &[T]) {
-        let sums = wide::every_build(values);
-        let (_, expected) = sums[0];
-        for (build, sum) in &sums {
+        let expected = portable_sum(values);
+        for unit in VectorUnit::all_here() {
+            let sum = unit.run(
+                #[inline(always)]
+                || portable_sum(values),
+            );
             assert_eq!(
-                *sum,
+                sum,
                 expected,
-                "{what}, {} values: the {build} build",
+                "{what}, {} values: the {unit:?} build",
                 values.len()
             );
         }
         assert_eq!(
-            wide::multiset_sum(values),
+            multiset_sum(values),
             expected,
             "{what}: the dispatched build"
         );
@@ -481,7 +395,7 @@ mod tests {
         let one_by_one = w.iter().fold(0_u64, |s, v| {
             s.wrapping_add(portable_sum(std::slice::from_ref(v)))
         });
-        assert_eq!(wide::multiset_sum(&w), one_by_one);
+        assert_eq!(multiset_sum(&w), one_by_one);
         assert_ne!(one_by_one, 0);
     }
 }

@@ -1,0 +1,206 @@
+//! Running a hot loop on the widest vector unit of the CPU it runs on.
+//!
+//! Builds target baseline x86-64 (SSE2), so a loop the compiler runs several
+//! values wide uses 128-bit registers everywhere, even on a CPU with AVX2
+//! (256-bit) or AVX-512 (512-bit, with a 64-bit multiply). [`VectorUnit`]
+//! names those units; [`VectorUnit::run`] runs a closure compiled for one of
+//! them: the closure's body (and what it inlines) is built once per unit, and
+//! the CPU check, cached by `std`, picks the build at run time.
+//!
+//! **Rule: a closure given to [`VectorUnit::run`] computes the same bits on
+//! every unit.** Integer arithmetic and the IEEE basic operations (`+ − × ÷`,
+//! `sqrt`, compares, conversions) are exact or correctly rounded at every
+//! width, and Rust never fuses a multiply and an add unless asked
+//! (`mul_add`), so loops of those qualify; the tests of each caller compare
+//! every unit the CPU has ([`VectorUnit::all_here`]) against the portable
+//! build. On other architectures every unit but [`VectorUnit::Portable`] is
+//! absent and `run` calls the closure as it is.
+//!
+//! ```
+//! use laige_core::VectorUnit;
+//!
+//! let values: Vec<u64> = (0..1000).collect();
+//! let sum = |v: &[u64]| v.iter().fold(0u64, |a, &x| a.wrapping_add(x.wrapping_mul(x)));
+//! let widest = VectorUnit::widest().run(|| sum(&values));
+//! for unit in VectorUnit::all_here() {
+//!     assert_eq!(unit.run(|| sum(&values)), widest, "{unit:?}");
+//! }
+//! ```
+
+/// A vector unit a loop can be built for (see the [module](self) docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum VectorUnit {
+    /// The build's own target (SSE2 on baseline x86-64): every CPU.
+    Portable,
+    /// x86-64 AVX2: 256-bit integer and float vectors.
+    Avx2,
+    /// x86-64 AVX-512 F, DQ, VL and BW: 512-bit vectors, a 64-bit multiply
+    /// (`vpmullq`), mask registers.
+    Avx512,
+}
+
+impl VectorUnit {
+    /// Every unit, narrowest first.
+    pub const ALL: [Self; 3] = [Self::Portable, Self::Avx2, Self::Avx512];
+
+    /// Whether this CPU (and the OS, which must save the wide registers)
+    /// can run code built for `self`. After the first call, a relaxed load
+    /// per feature.
+    #[must_use]
+    #[inline]
+    pub fn is_here(self) -> bool {
+        match self {
+            Self::Portable => true,
+            Self::Avx2 => detect::avx2(),
+            Self::Avx512 => detect::avx512(),
+        }
+    }
+
+    /// The widest unit this CPU has.
+    #[must_use]
+    #[inline]
+    pub fn widest() -> Self {
+        if Self::Avx512.is_here() {
+            Self::Avx512
+        } else if Self::Avx2.is_here() {
+            Self::Avx2
+        } else {
+            Self::Portable
+        }
+    }
+
+    /// Every unit this CPU has, narrowest ([`Portable`](Self::Portable))
+    /// first: what a test compares.
+    pub fn all_here() -> impl Iterator<Item = Self> {
+        Self::ALL.into_iter().filter(|u| u.is_here())
+    }
+
+    /// `f()`, built for `self` if this CPU has it, else for
+    /// [`Portable`](Self::Portable). Only what the compiler inlines into `f`
+    /// is built for the unit: a loop that should run wide is
+    /// `#[inline]` (or `#[inline(always)]` where it is large) down to its
+    /// arithmetic.
+    #[inline]
+    pub fn run<R>(self, f: impl FnOnce() -> R) -> R {
+        match self {
+            Self::Portable => f(),
+            Self::Avx2 => detect::on_avx2(f),
+            Self::Avx512 => detect::on_avx512(f),
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod detect {
+    // det-allow(arch): CPU feature detection picks a build of a loop for the CPU's vector width; callers' loops compute the same bits on every width (tested)
+    use std::arch::is_x86_feature_detected;
+
+    #[inline]
+    pub(super) fn avx2() -> bool {
+        is_x86_feature_detected!("avx2")
+    }
+
+    #[inline]
+    pub(super) fn avx512() -> bool {
+        is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512dq")
+            && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("avx512bw")
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn avx2_build<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
+
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw")]
+    fn avx512_build<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
+
+    #[inline]
+    pub(super) fn on_avx2<R>(f: impl FnOnce() -> R) -> R {
+        if avx2() {
+            #[expect(
+                unsafe_code,
+                reason = "a target-feature function, called after its feature was detected"
+            )]
+            // SAFETY: `avx2_build` requires AVX2, which `avx2` just found.
+            return unsafe { avx2_build(f) };
+        }
+        f()
+    }
+
+    #[inline]
+    pub(super) fn on_avx512<R>(f: impl FnOnce() -> R) -> R {
+        if avx512() {
+            #[expect(
+                unsafe_code,
+                reason = "a target-feature function, called after its features were detected"
+            )]
+            // SAFETY: `avx512_build` requires AVX-512 F, DQ, VL and BW, which
+            // `avx512` just found.
+            return unsafe { avx512_build(f) };
+        }
+        f()
+    }
+}
+
+/// Other architectures: no wider build.
+#[cfg(not(target_arch = "x86_64"))]
+mod detect {
+    #[inline]
+    pub(super) fn avx2() -> bool {
+        false
+    }
+
+    #[inline]
+    pub(super) fn avx512() -> bool {
+        false
+    }
+
+    #[inline]
+    pub(super) fn on_avx2<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
+
+    #[inline]
+    pub(super) fn on_avx512<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VectorUnit;
+
+    #[test]
+    fn portable_is_everywhere_and_first() {
+        let here: Vec<_> = VectorUnit::all_here().collect();
+        assert_eq!(here.first(), Some(&VectorUnit::Portable));
+        assert!(here.contains(&VectorUnit::widest()));
+        assert_eq!(here.last(), Some(&VectorUnit::widest()));
+    }
+
+    #[test]
+    fn every_unit_runs_the_closure_once_with_its_value() {
+        let v: Vec<u32> = (0..4099)
+            .map(|i: u32| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let f = |v: &[u32]| {
+            v.iter()
+                .map(|&x| u64::from(x) * u64::from(x >> 3))
+                .fold(0u64, u64::wrapping_add)
+        };
+        let expected = f(&v);
+        for unit in VectorUnit::ALL {
+            let mut calls = 0;
+            let got = unit.run(|| {
+                calls += 1;
+                f(&v)
+            });
+            assert_eq!((got, calls), (expected, 1), "{unit:?}");
+        }
+    }
+}
