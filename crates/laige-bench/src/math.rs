@@ -570,16 +570,20 @@ fn f32_reflect(c: f32, v: f32, bound: f32) -> (f32, f32) {
     }
 }
 
-/// One tick of the workload in plain `f32` (integrate + reflect, then the
-/// attractor through a normalize), as a user would write it.
+/// One tick of the workload in plain `f32` (integrate, reflect where a body
+/// left the box, then the attractor through a normalize), as a user would
+/// write it: the same structure as `laige_sim::workload::integrate`.
 fn f32_tick(bodies: &mut [F32Body], dt: f32, bound: f32, accel_dt: f32) {
     for b in bodies.iter_mut() {
         b.prev = b.pos;
-        let next = b.pos + b.vel * dt;
-        let (x, vx) = f32_reflect(next.x, b.vel.x, bound);
-        let (y, vy) = f32_reflect(next.y, b.vel.y, bound);
-        b.pos = V2 { x, y };
-        b.vel = V2 { x: vx, y: vy };
+        b.pos = b.pos + b.vel * dt;
+        let outside = |c: f32| (c > bound) | (c < -bound);
+        if outside(b.pos.x) | outside(b.pos.y) {
+            let (x, vx) = f32_reflect(b.pos.x, b.vel.x, bound);
+            let (y, vy) = f32_reflect(b.pos.y, b.vel.y, bound);
+            b.pos = V2 { x, y };
+            b.vel = V2 { x: vx, y: vy };
+        }
     }
     for b in bodies.iter_mut() {
         let d = V2 {
