@@ -540,7 +540,8 @@ fn the_math_suites_build_and_run_at_the_release_opt_level_with_checks_libm_inclu
 /// A synthetic full matrix for `--bless`: every variant of
 /// [`matrix::variants`] built, each of its two scenario runs' checkpoints
 /// given by `world(target, build, backend)` (every 5 000 ticks up to the
-/// target's length), replays verified, flags as promised.
+/// target's length), replays verified, flags as promised, and the negative
+/// controls.
 struct Synthetic {
     variants: Vec<matrix::Variant>,
     built: Vec<super::schedule::BuildTime>,
@@ -567,6 +568,55 @@ fn world_line(short: bool, before: u64, after: u64, from: u64) -> Vec<(u64, u64)
         .into_iter()
         .map(|t| (t, if t < from { before } else { after } * 1_000_000 + t))
         .collect()
+}
+
+/// The negative control of variant `i`: both backends nudged in the
+/// middle, their hashes `world`'s up to there and others from the next
+/// checkpoint on, where the replay diverges.
+fn control(
+    i: usize,
+    v: &matrix::Variant,
+    world: &impl Fn(&matrix::Target, &str, &str) -> Vec<(u64, u64)>,
+) -> super::Done {
+    let at = if v.target.short { 10_000 } else { 50_000 };
+    let runs = super::BACKENDS
+        .into_iter()
+        .map(|backend| {
+            let checkpoints: Vec<(u64, u64)> = world(v.target, v.build.name, backend)
+                .into_iter()
+                .map(|(t, h)| (t, if t > at { h + 1 } else { h }))
+                .collect();
+            let last = *checkpoints.last().unwrap();
+            let after = checkpoints.iter().find(|c| c.0 > at).unwrap().0;
+            RunLine {
+                backend: backend.to_owned(),
+                platform: v.target.platform.to_owned(),
+                mode: if v.target.short { "short" } else { "full" }.to_owned(),
+                ticks: last.0,
+                final_hash: last.1,
+                digest: 0,
+                recording: last.1,
+                replay: ReplayField::Diverged(after),
+                perturb: Some(at),
+                checkpoints,
+            }
+        })
+        .collect();
+    super::Done {
+        variant: i,
+        label: "--backend all --perturb".to_owned(),
+        kind: super::Kind::Control,
+        secs: 0.0,
+        result: Ok(output::Output {
+            build: BuildLine {
+                debug_assertions: v.build.expect.debug_assertions,
+                overflow_checks: v.build.expect.overflow_checks,
+                features: String::new(),
+            },
+            runs,
+        }),
+        tests: Err(anyhow::anyhow!("not a test run")),
+    }
 }
 
 fn synthetic(world: impl Fn(&matrix::Target, &str, &str) -> Vec<(u64, u64)>) -> Synthetic {
@@ -603,6 +653,9 @@ fn synthetic(world: impl Fn(&matrix::Target, &str, &str) -> Vec<(u64, u64)>) -> 
                 }),
                 tests: Err(anyhow::anyhow!("not a test run")),
             });
+        }
+        if v.target.control && v.build.name == "release" {
+            done.push(control(i, v, &world));
         }
     }
     Synthetic {
@@ -769,6 +822,14 @@ fn blessing_a_changed_promised_answer_keeps_the_promised_pairs() {
         rows.iter().any(|r| !r.verdict.passed()),
         "the change is seen"
     );
+    // The controls, nudged after the change, differ from the committed
+    // answer too early: against the blessed one they are detected.
+    assert!(
+        rows.iter()
+            .any(|r| matches!(r.verdict, Verdict::ControlMissed(_))),
+        "{}",
+        table(&rows)
+    );
     let blessing = blessing.unwrap();
     assert_eq!(known::parse(&blessing.known).unwrap(), answers_of(world));
     assert_ne!(
@@ -803,7 +864,7 @@ fn blessing_refuses_builds_of_a_target_that_disagree() {
     assert!(
         rows.iter()
             .filter(|r| !r.verdict.passed())
-            .all(|r| r.verdict.blessable()),
+            .all(|r| r.verdict.blessable() || r.build.starts_with("control")),
         "{}",
         table(&rows)
     );
@@ -812,6 +873,32 @@ fn blessing_refuses_builds_of_a_target_that_disagree() {
         e.starts_with(
             "not blessing: x86_64-unknown-linux-gnu native / fixed_point_16_16: MISMATCH"
         ),
+        "{e}"
+    );
+}
+
+#[test]
+fn blessing_refuses_a_control_that_is_missed_against_the_blessed_answers() {
+    // Fixed point changes everywhere, and the host's control is blind:
+    // its hashes equal the clean run's, nudge or not.
+    let (_, text) = committed();
+    let world = |t: &matrix::Target, build: &str, backend: &str| match backend {
+        "fixed_point_16_16" => world_line(t.short, 1, 9, 5_000),
+        _ => committed_world(t, build, backend),
+    };
+    let mut m = synthetic(world);
+    let host = m
+        .done
+        .iter_mut()
+        .find(|d| d.kind == super::Kind::Control && m.variants[d.variant].target.triple.is_none())
+        .unwrap();
+    for r in &mut host.result.as_mut().unwrap().runs {
+        r.checkpoints = world(&TARGETS[0], "release", &r.backend);
+        r.replay = ReplayField::Verified(r.checkpoints.len() as u64);
+    }
+    let e = format!("{:#}", m.bless(&text).1.unwrap_err());
+    assert!(
+        e.starts_with("not blessing: x86_64-unknown-linux-gnu control (release, nudged at 50000) / fixed_point_16_16: CONTROL MISSED"),
         "{e}"
     );
 }
