@@ -400,7 +400,13 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     done.sort_by_key(|d| (d.variant, d.kind as u8, d.label.clone()));
 
     // 3. Judge.
-    let judged = judge_all(&variants, &built, &done, &known, o.quick);
+    let ran = Ran {
+        variants: &variants,
+        built: &built,
+        done: &done,
+        quick: o.quick,
+    };
+    let judged = judge_all(&ran, &known);
     let mut rows = judged.rows;
     for (k, &i) in suites.iter().enumerate() {
         let v = &variants[i];
@@ -477,24 +483,10 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     );
 
     // 4. The supported-pairs table (full runs of the whole matrix).
-    let failed: Vec<&Row> = rows.iter().filter(|r| !r.verdict.passed()).collect();
+    let with_pairs = !o.quick && whole;
     let pairs_path = pairs::path();
     let committed_pairs = std::fs::read_to_string(&pairs_path).unwrap_or_default();
-    let fresh_pairs = (!o.quick && whole).then(|| pairs::render(&judged.pairs));
-    let stale_pairs = fresh_pairs
-        .as_ref()
-        .is_some_and(|fresh| *fresh != committed_pairs);
-    // What the committed known answers imply must be the committed table
-    // too (the test checks the same; here a stale file is named at once).
-    let implied = pairs::render(&pairs::from_known(&known));
-    if fresh_pairs.is_some() && !o.bless && implied != committed_pairs {
-        println!(
-            "detcheck: the committed known answers imply another supported-pairs table than {}",
-            pairs_path.display()
-        );
-    }
-    let stale_pairs = stale_pairs || (fresh_pairs.is_some() && implied != committed_pairs);
-    if fresh_pairs.is_none() {
+    if !with_pairs {
         println!(
             "detcheck: the supported-pairs table is checked by a full run of the whole matrix only"
         );
@@ -502,64 +494,18 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
 
     // 5. Bless or verdict.
     if o.bless {
-        if let Some(bad) = failed.iter().find(|r| !r.verdict.blessable()) {
-            bail!(
-                "not blessing: {} {} / {}: {} (only a known-answer change can be blessed)",
-                bad.target,
-                bad.build,
-                bad.backend,
-                bad.verdict.text()
-            );
-        }
-        let mut next = known::parse(&known_text)?;
-        let full = known.get("full").cloned().unwrap_or_default();
-        for (mode, run) in judged.clean {
-            let key = platform_key(&run.backend, &run.platform);
-            // A short answer that is the full answer's prefix is derived,
-            // not stored.
-            if mode == "short"
-                && full
-                    .get(&run.backend)
-                    .and_then(|p| p.get(&key))
-                    .is_some_and(|a| {
-                        first_diff(&run.checkpoints, &known::prefix(a, SHORT_TICKS).checkpoints)
-                            .is_none()
-                    })
-            {
-                continue;
-            }
-            next.entry(mode.to_owned())
-                .or_default()
-                .entry(run.backend.clone())
-                .or_default()
-                .insert(
-                    key,
-                    Answer {
-                        ticks: run.ticks,
-                        checkpoints: run.checkpoints.clone(),
-                    },
-                );
-        }
-        let blessed = with_short(&next, SHORT_TICKS);
-        if let Some(fresh) = &fresh_pairs
-            && pairs::render(&pairs::from_known(&blessed)) != *fresh
-        {
-            bail!(
-                "the blessed known answers imply another supported-pairs table than this run (a detcheck bug)"
-            );
-        }
-        let text = known::render(&next, SCENARIO_VERSION);
-        let diff = known::diff(&known_text, &text);
+        let blessing = bless(&ran, &rows, &judged.clean, &known_text, with_pairs)?;
+        let diff = known::diff(&known_text, &blessing.known);
         if diff.is_empty() {
             println!("detcheck --bless: known answers unchanged");
         } else {
-            std::fs::write(known_path(), &text).context("writing known_answers.toml")?;
+            std::fs::write(known_path(), &blessing.known).context("writing known_answers.toml")?;
             println!("detcheck --bless: rewrote {}:", known_path().display());
             for line in diff {
                 println!("  {line}");
             }
         }
-        if let Some(fresh) = fresh_pairs.filter(|_| stale_pairs) {
+        if let Some(fresh) = blessing.pairs.filter(|p| *p != committed_pairs) {
             std::fs::write(&pairs_path, &fresh)
                 .with_context(|| format!("writing {}", pairs_path.display()))?;
             println!("detcheck --bless: rewrote {}:", pairs_path.display());
@@ -569,6 +515,21 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    let failed: Vec<&Row> = rows.iter().filter(|r| !r.verdict.passed()).collect();
+    let fresh_pairs = with_pairs.then(|| pairs::render(&judged.pairs));
+    let stale_pairs = fresh_pairs
+        .as_ref()
+        .is_some_and(|fresh| *fresh != committed_pairs);
+    // What the committed known answers imply must be the committed table
+    // too (the test checks the same; here a stale file is named at once).
+    let implied = pairs::render(&pairs::from_known(&known));
+    if with_pairs && implied != committed_pairs {
+        println!(
+            "detcheck: the committed known answers imply another supported-pairs table than {}",
+            pairs_path.display()
+        );
+    }
+    let stale_pairs = stale_pairs || (with_pairs && implied != committed_pairs);
     if stale_pairs && let Some(fresh) = &fresh_pairs {
         println!(
             "detcheck: this run disagrees with the committed supported-pairs table ({}):",
@@ -594,6 +555,115 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What `--bless` writes: the known-answer file's text and, for a full
+/// run of the whole matrix, the supported-pairs table's.
+#[derive(Debug)]
+struct Blessing {
+    known: String,
+    pairs: Option<String>,
+}
+
+/// `--bless`: the known answers of this run and the table they render.
+///
+/// Refuses where a row failed for another reason than its known answer
+/// (`rows`, judged against the committed answers `known_text`; a missed
+/// negative control is judged again, below, as its baseline may be that
+/// answer). The new
+/// answers are the reference runs (`clean`) over the committed ones; a
+/// `short` answer equal to the prefix of the `full` answer being written
+/// is derived, not stored. Then every run is judged again against the new
+/// answers, as the next detcheck will judge it: each row must pass (the
+/// builds of a target agree with each other, replays verify), and the
+/// table (`with_pairs`) is rendered from that judgement, which must be
+/// the table the new answers imply.
+fn bless(
+    ran: &Ran<'_>,
+    rows: &[Row],
+    clean: &[(&'static str, &RunLine)],
+    known_text: &str,
+    with_pairs: bool,
+) -> anyhow::Result<Blessing> {
+    // A control is judged against the known answer up to its nudge: where
+    // that answer changes, it is judged again against the new one below.
+    if let Some(bad) = rows.iter().find(|r| {
+        !r.verdict.passed()
+            && !r.verdict.blessable()
+            && !matches!(r.verdict, Verdict::ControlMissed(_))
+    }) {
+        bail!(
+            "not blessing: {} {} / {}: {} (only a known-answer change can be blessed)",
+            bad.target,
+            bad.build,
+            bad.backend,
+            bad.verdict.text()
+        );
+    }
+    let mut next = known::parse(known_text)?;
+    // The full (and quick) answers first: a short answer is compared with
+    // the full answer that is written.
+    let (short, long): (Vec<_>, Vec<_>) = clean.iter().partition(|(mode, _)| *mode == "short");
+    for &(mode, run) in long.into_iter().chain(short) {
+        let key = platform_key(&run.backend, &run.platform);
+        let derived = mode == "short"
+            && next
+                .get("full")
+                .and_then(|m| m.get(&run.backend))
+                .and_then(|p| p.get(&key))
+                .is_some_and(|a| {
+                    first_diff(&run.checkpoints, &known::prefix(a, SHORT_TICKS).checkpoints)
+                        .is_none()
+                });
+        let answers = next
+            .entry(mode.to_owned())
+            .or_default()
+            .entry(run.backend.clone())
+            .or_default();
+        if derived {
+            answers.remove(&key);
+        } else {
+            answers.insert(
+                key,
+                Answer {
+                    ticks: run.ticks,
+                    checkpoints: run.checkpoints.clone(),
+                },
+            );
+        }
+    }
+    let blessed = with_short(&next, SHORT_TICKS);
+    let again = judge_all(ran, &blessed);
+    if let Some(bad) = again.rows.iter().find(|r| !r.verdict.passed()) {
+        bail!(
+            "not blessing: {} {} / {}: {} (judged against the answers this run would bless: the builds of a target agree, the controls are detected)",
+            bad.target,
+            bad.build,
+            bad.backend,
+            bad.verdict.text()
+        );
+    }
+    let pairs = with_pairs.then(|| pairs::render(&again.pairs));
+    if let Some(fresh) = &pairs
+        && pairs::render(&pairs::from_known(&blessed)) != *fresh
+    {
+        bail!(
+            "the blessed known answers imply another supported-pairs table than this run (a detcheck bug)"
+        );
+    }
+    Ok(Blessing {
+        known: known::render(&next, SCENARIO_VERSION),
+        pairs,
+    })
+}
+
+/// What [`judge_all`] judges: the variants, their builds and the finished
+/// runs of one detcheck.
+struct Ran<'a> {
+    variants: &'a [Variant],
+    built: &'a [schedule::BuildTime],
+    done: &'a [Done],
+    quick: bool,
+}
+
 /// What [`judge_all`] finds.
 struct Judged<'a> {
     rows: Vec<Row>,
@@ -605,13 +675,13 @@ struct Judged<'a> {
 }
 
 /// The rows, the reference runs and the pairs.
-fn judge_all<'a>(
-    variants: &[Variant],
-    built: &[Result<f64, String>],
-    done: &'a [Done],
-    known: &Known,
-    quick: bool,
-) -> Judged<'a> {
+fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
+    let Ran {
+        variants,
+        built,
+        done,
+        quick,
+    } = *ran;
     let mut rows = Vec::new();
     let mut clean = Vec::new();
     let mut pair_list = Vec::new();

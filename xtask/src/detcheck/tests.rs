@@ -536,3 +536,369 @@ fn the_math_suites_build_and_run_at_the_release_opt_level_with_checks_libm_inclu
     assert!(!suite_profile_applied(&profile("3", false, true)));
     assert!(!suite_profile_applied(&profile("3", true, false)));
 }
+
+/// A synthetic full matrix for `--bless`: every variant of
+/// [`matrix::variants`] built, each of its two scenario runs' checkpoints
+/// given by `world(target, build, backend)` (every 5 000 ticks up to the
+/// target's length), replays verified, flags as promised, and the negative
+/// controls.
+struct Synthetic {
+    variants: Vec<matrix::Variant>,
+    built: Vec<super::schedule::BuildTime>,
+    done: Vec<super::Done>,
+}
+
+/// Checkpoint ticks of a full (100 000) or short (20 000) run.
+fn checkpoint_ticks(short: bool) -> Vec<u64> {
+    let end = if short {
+        SHORT_TICKS
+    } else {
+        pairs::FULL_TICKS
+    };
+    [0, 5_000, 10_000, 20_000, 50_000, 100_000]
+        .into_iter()
+        .filter(|&t| t <= end)
+        .collect()
+}
+
+/// Checkpoints whose hash is `before`'s up to `from` (excluded) and
+/// `after`'s from there: `seed * 1 000 000 + tick`.
+fn world_line(short: bool, before: u64, after: u64, from: u64) -> Vec<(u64, u64)> {
+    checkpoint_ticks(short)
+        .into_iter()
+        .map(|t| (t, if t < from { before } else { after } * 1_000_000 + t))
+        .collect()
+}
+
+/// The negative control of variant `i`: both backends nudged in the
+/// middle, their hashes `world`'s up to there and others from the next
+/// checkpoint on, where the replay diverges.
+fn control(
+    i: usize,
+    v: &matrix::Variant,
+    world: &impl Fn(&matrix::Target, &str, &str) -> Vec<(u64, u64)>,
+) -> super::Done {
+    let at = if v.target.short { 10_000 } else { 50_000 };
+    let runs = super::BACKENDS
+        .into_iter()
+        .map(|backend| {
+            let checkpoints: Vec<(u64, u64)> = world(v.target, v.build.name, backend)
+                .into_iter()
+                .map(|(t, h)| (t, if t > at { h + 1 } else { h }))
+                .collect();
+            let last = *checkpoints.last().unwrap();
+            let after = checkpoints.iter().find(|c| c.0 > at).unwrap().0;
+            RunLine {
+                backend: backend.to_owned(),
+                platform: v.target.platform.to_owned(),
+                mode: if v.target.short { "short" } else { "full" }.to_owned(),
+                ticks: last.0,
+                final_hash: last.1,
+                digest: 0,
+                recording: last.1,
+                replay: ReplayField::Diverged(after),
+                perturb: Some(at),
+                checkpoints,
+            }
+        })
+        .collect();
+    super::Done {
+        variant: i,
+        label: "--backend all --perturb".to_owned(),
+        kind: super::Kind::Control,
+        secs: 0.0,
+        result: Ok(output::Output {
+            build: BuildLine {
+                debug_assertions: v.build.expect.debug_assertions,
+                overflow_checks: v.build.expect.overflow_checks,
+                features: String::new(),
+            },
+            runs,
+        }),
+        tests: Err(anyhow::anyhow!("not a test run")),
+    }
+}
+
+fn synthetic(world: impl Fn(&matrix::Target, &str, &str) -> Vec<(u64, u64)>) -> Synthetic {
+    let variants = matrix::variants(None, true);
+    let mut done = Vec::new();
+    for (i, v) in variants.iter().enumerate() {
+        for backend in super::BACKENDS {
+            let checkpoints = world(v.target, v.build.name, backend);
+            let last = *checkpoints.last().unwrap();
+            done.push(super::Done {
+                variant: i,
+                label: format!("--backend {backend}"),
+                kind: super::Kind::Scenario,
+                secs: 0.0,
+                result: Ok(output::Output {
+                    build: BuildLine {
+                        debug_assertions: v.build.expect.debug_assertions,
+                        overflow_checks: v.build.expect.overflow_checks,
+                        features: String::new(),
+                    },
+                    runs: vec![RunLine {
+                        backend: backend.to_owned(),
+                        platform: v.target.platform.to_owned(),
+                        mode: if v.target.short { "short" } else { "full" }.to_owned(),
+                        ticks: last.0,
+                        final_hash: last.1,
+                        digest: 0,
+                        // Equal runs record equal replays.
+                        recording: last.1,
+                        replay: ReplayField::Verified(checkpoints.len() as u64),
+                        perturb: None,
+                        checkpoints,
+                    }],
+                }),
+                tests: Err(anyhow::anyhow!("not a test run")),
+            });
+        }
+        if v.target.control && v.build.name == "release" {
+            done.push(control(i, v, &world));
+        }
+    }
+    Synthetic {
+        built: vec![Ok(0.0); variants.len()],
+        variants,
+        done,
+    }
+}
+
+impl Synthetic {
+    fn ran(&self) -> super::Ran<'_> {
+        super::Ran {
+            variants: &self.variants,
+            built: &self.built,
+            done: &self.done,
+            quick: false,
+        }
+    }
+
+    /// Judged against `known_text`, then `--bless` of the whole full matrix.
+    fn bless(&self, known_text: &str) -> (Vec<Row>, anyhow::Result<super::Blessing>) {
+        let known = with_short(&known::parse(known_text).unwrap(), SHORT_TICKS);
+        let judged = super::judge_all(&self.ran(), &known);
+        let blessing = super::bless(&self.ran(), &judged.rows, &judged.clean, known_text, true);
+        (judged.rows, blessing)
+    }
+}
+
+/// Fixed point everywhere seed 1; pinned float seed 2 on every target but
+/// i586, whose x87 floats differ from tick 5 000 (seed 3) — the shape of
+/// the committed answers.
+fn committed_world(t: &matrix::Target, _build: &str, backend: &str) -> Vec<(u64, u64)> {
+    match (backend, t.platform) {
+        ("fixed_point_16_16", _) => world_line(t.short, 1, 1, 0),
+        (_, "i586-linux") => world_line(t.short, 2, 3, 5_000),
+        _ => world_line(t.short, 2, 2, 0),
+    }
+}
+
+fn insert(k: &mut Known, mode: &str, backend: &str, platform: &str, cps: Vec<(u64, u64)>) {
+    k.entry(mode.to_owned())
+        .or_default()
+        .entry(backend.to_owned())
+        .or_default()
+        .insert(
+            platform.to_owned(),
+            Answer {
+                ticks: cps.last().unwrap().0,
+                checkpoints: cps,
+            },
+        );
+}
+
+/// The answers of a world as the file stores them: fixed point once
+/// (`any`, its short answer derived), pinned float per platform (`full`
+/// for the full targets, `short` for the emulated ones).
+fn answers_of(world: impl Fn(&matrix::Target, &str, &str) -> Vec<(u64, u64)>) -> Known {
+    let mut k = Known::new();
+    let host = &TARGETS[0];
+    insert(
+        &mut k,
+        "full",
+        "fixed_point_16_16",
+        "any",
+        world(host, "debug", "fixed_point_16_16"),
+    );
+    for t in TARGETS {
+        let mode = if t.short { "short" } else { "full" };
+        insert(
+            &mut k,
+            mode,
+            "float_pinned_32",
+            t.platform,
+            world(t, "release", "float_pinned_32"),
+        );
+    }
+    k
+}
+
+fn committed() -> (Known, String) {
+    let k = answers_of(committed_world);
+    let text = known::render(&k, super::SCENARIO_VERSION);
+    (k, text)
+}
+
+fn implied_pairs(known_text: &str) -> String {
+    let k = with_short(&known::parse(known_text).unwrap(), SHORT_TICKS);
+    pairs::render(&pairs::from_known(&k))
+}
+
+#[test]
+fn blessing_an_unchanged_matrix_writes_the_same_files() {
+    let (_, text) = committed();
+    let (rows, blessing) = synthetic(committed_world).bless(&text);
+    assert!(rows.iter().all(|r| r.verdict.passed()), "{}", table(&rows));
+    let blessing = blessing.unwrap();
+    assert_eq!(blessing.known, text);
+    let table_md = blessing.pairs.unwrap();
+    assert_eq!(table_md, implied_pairs(&text));
+    assert!(table_md.ends_with("`i586-unknown-linux-gnu` only with itself.\n"));
+}
+
+#[test]
+fn blessing_a_changed_answer_of_a_row_that_agrees_only_with_itself() {
+    // i586's pinned float changes: it now differs from x86_64 from tick
+    // 10 000, with other hashes. Not a promised pair, and nothing else moves.
+    let (mut expected, text) = committed();
+    let i586_float = |t: &matrix::Target| world_line(t.short, 2, 4, 10_000);
+    let world = |t: &matrix::Target, build: &str, backend: &str| {
+        if backend == "float_pinned_32" && t.platform == "i586-linux" {
+            i586_float(t)
+        } else {
+            committed_world(t, build, backend)
+        }
+    };
+    let (rows, blessing) = synthetic(world).bless(&text);
+    // Against the committed answers that row (and only it) is a
+    // known-answer mismatch, which is what --bless is for.
+    let failed: Vec<&Row> = rows.iter().filter(|r| !r.verdict.passed()).collect();
+    assert_eq!(failed.len(), 1, "{}", table(&rows));
+    assert_eq!(
+        (failed[0].target.as_str(), failed[0].backend.as_str()),
+        ("i586-unknown-linux-gnu", "float_pinned_32")
+    );
+    assert!(failed[0].verdict.blessable(), "{:?}", failed[0].verdict);
+
+    let blessing = blessing.unwrap();
+    let i586 = TARGETS.iter().find(|t| t.platform == "i586-linux").unwrap();
+    insert(
+        &mut expected,
+        "full",
+        "float_pinned_32",
+        "i586-linux",
+        i586_float(i586),
+    );
+    assert_eq!(known::parse(&blessing.known).unwrap(), expected);
+    assert!(blessing.known.contains("\"10000 0x00000000003d3010\","));
+    let table_md = blessing.pairs.unwrap();
+    assert_eq!(table_md, implied_pairs(&blessing.known));
+    let row = table_md
+        .lines()
+        .find(|l| l.starts_with("| `i586-unknown-linux-gnu` |"))
+        .unwrap();
+    assert!(
+        row.ends_with("| ✓ promised: = the known answer | ✗ not promised across targets: differs from x86_64-linux from tick 10\u{a0}000 (runs on this target agree with each other) |"),
+        "{row}"
+    );
+    assert!(table_md.ends_with("`i586-unknown-linux-gnu` only with itself.\n"));
+}
+
+#[test]
+fn blessing_a_changed_promised_answer_keeps_the_promised_pairs() {
+    // Fixed point changes on every target from tick 5 000, and pinned float
+    // on every target that agrees with x86_64 from tick 10 000 (within the
+    // short runs too); i586's own pinned float stays.
+    let (committed_known, text) = committed();
+    let world = |t: &matrix::Target, build: &str, backend: &str| match (backend, t.platform) {
+        ("fixed_point_16_16", _) => world_line(t.short, 1, 5, 5_000),
+        (_, "i586-linux") => committed_world(t, build, backend),
+        _ => world_line(t.short, 2, 6, 10_000),
+    };
+    let (rows, blessing) = synthetic(world).bless(&text);
+    assert!(
+        rows.iter().any(|r| !r.verdict.passed()),
+        "the change is seen"
+    );
+    // The controls, nudged after the change, differ from the committed
+    // answer too early: against the blessed one they are detected.
+    assert!(
+        rows.iter()
+            .any(|r| matches!(r.verdict, Verdict::ControlMissed(_))),
+        "{}",
+        table(&rows)
+    );
+    let blessing = blessing.unwrap();
+    assert_eq!(known::parse(&blessing.known).unwrap(), answers_of(world));
+    assert_ne!(
+        known::parse(&blessing.known).unwrap(),
+        committed_known,
+        "the answers changed"
+    );
+    // The short fixed-point answer is the new full answer's prefix:
+    // derived, not stored.
+    assert!(!blessing.known.contains("[short.fixed_point_16_16"));
+    let table_md = blessing.pairs.unwrap();
+    assert_eq!(table_md, implied_pairs(&blessing.known));
+    assert_eq!(
+        table_md,
+        implied_pairs(&text),
+        "the same pairs are promised as before"
+    );
+}
+
+#[test]
+fn blessing_refuses_builds_of_a_target_that_disagree() {
+    // Every build changes its fixed-point answer, but `native` to other
+    // hashes than the reference (`debug`): each of them differs from the
+    // committed answer first, yet they do not agree with each other.
+    let (_, text) = committed();
+    let world = |t: &matrix::Target, build: &str, backend: &str| match backend {
+        "fixed_point_16_16" if build == "native" => world_line(t.short, 1, 8, 5_000),
+        "fixed_point_16_16" => world_line(t.short, 1, 7, 5_000),
+        _ => committed_world(t, build, backend),
+    };
+    let (rows, blessing) = synthetic(world).bless(&text);
+    assert!(
+        rows.iter()
+            .filter(|r| !r.verdict.passed())
+            .all(|r| r.verdict.blessable() || r.build.starts_with("control")),
+        "{}",
+        table(&rows)
+    );
+    let e = format!("{:#}", blessing.unwrap_err());
+    assert!(
+        e.starts_with(
+            "not blessing: x86_64-unknown-linux-gnu native / fixed_point_16_16: MISMATCH"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn blessing_refuses_a_control_that_is_missed_against_the_blessed_answers() {
+    // Fixed point changes everywhere, and the host's control is blind:
+    // its hashes equal the clean run's, nudge or not.
+    let (_, text) = committed();
+    let world = |t: &matrix::Target, build: &str, backend: &str| match backend {
+        "fixed_point_16_16" => world_line(t.short, 1, 9, 5_000),
+        _ => committed_world(t, build, backend),
+    };
+    let mut m = synthetic(world);
+    let host = m
+        .done
+        .iter_mut()
+        .find(|d| d.kind == super::Kind::Control && m.variants[d.variant].target.triple.is_none())
+        .unwrap();
+    for r in &mut host.result.as_mut().unwrap().runs {
+        r.checkpoints = world(&TARGETS[0], "release", &r.backend);
+        r.replay = ReplayField::Verified(r.checkpoints.len() as u64);
+    }
+    let e = format!("{:#}", m.bless(&text).1.unwrap_err());
+    assert!(
+        e.starts_with("not blessing: x86_64-unknown-linux-gnu control (release, nudged at 50000) / fixed_point_16_16: CONTROL MISSED"),
+        "{e}"
+    );
+}
