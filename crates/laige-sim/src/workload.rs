@@ -172,8 +172,9 @@ impl<S: SimScalar> WorkloadParams<S> {
     }
 }
 
-/// One entity's integrate-and-reflect step (system 1): [`advance`], then
-/// [`keep_inside`].
+/// One entity's integrate-and-reflect step (system 1): `prev = pos` and
+/// `pos += vel × dt`, then a component that left `[-bound, bound]` is
+/// mirrored back inside and its velocity flipped.
 #[inline]
 pub fn integrate<S: SimScalar>(
     pos: &mut Vec2<S>,
@@ -219,10 +220,10 @@ fn is_outside<S: SimScalar>(pos: &Vec2<S>, bound: S) -> bool {
 
 /// [`integrate`] over three columns of the same entities (`pos[i]`,
 /// `prev[i]`, `vel[i]` belong together; the shortest slice bounds the
-/// pass), as two passes per batch of [`INTEGRATE_BATCH`] bodies: [`advance`]
-/// over the batch, which has no branch and runs several bodies wide, then
-/// [`keep_inside`] on each body only if one of the batch left the bounds
-/// (most batches: none). Built for the widest vector unit of the CPU
+/// pass), as two passes per batch of 64 bodies: `prev = pos; pos += vel ×
+/// dt` over the batch, which has no branch and runs several bodies wide,
+/// then the reflection of each body only if one of the batch left the
+/// bounds (most batches: none). Built for the widest vector unit of the CPU
 /// ([`VectorUnit`]). Each body's step depends on its own components only:
 /// the same result bits as [`integrate`] on each body in turn.
 #[inline]
