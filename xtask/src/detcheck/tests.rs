@@ -46,17 +46,7 @@ const DEBUG: Expect = Expect {
 
 fn known_with(backend: &str, platform: &str, checkpoints: &[(u64, u64)]) -> Known {
     let mut k = Known::new();
-    k.entry("quick".to_owned())
-        .or_default()
-        .entry(backend.to_owned())
-        .or_default()
-        .insert(
-            platform.to_owned(),
-            Answer {
-                ticks: 20,
-                checkpoints: checkpoints.to_vec(),
-            },
-        );
+    insert_answer(&mut k, "quick", backend, platform, 20, checkpoints.to_vec());
     k
 }
 
@@ -586,26 +576,61 @@ fn control(
                 .into_iter()
                 .map(|(t, h)| (t, if t > at { h + 1 } else { h }))
                 .collect();
-            let last = *checkpoints.last().unwrap();
             let after = checkpoints.iter().find(|c| c.0 > at).unwrap().0;
-            RunLine {
-                backend: backend.to_owned(),
-                platform: v.target.platform.to_owned(),
-                mode: if v.target.short { "short" } else { "full" }.to_owned(),
-                ticks: last.0,
-                final_hash: last.1,
-                digest: 0,
-                recording: last.1,
-                replay: ReplayField::Diverged(after),
-                perturb: Some(at),
+            run_line(
+                v,
+                backend,
                 checkpoints,
-            }
+                ReplayField::Diverged(after),
+                Some(at),
+            )
         })
         .collect();
+    done(
+        i,
+        v,
+        "--backend all --perturb".to_owned(),
+        super::Kind::Control,
+        runs,
+    )
+}
+
+/// The run line of `backend` on variant `v`, ending at its last checkpoint
+/// (a run records the hash it ends on).
+fn run_line(
+    v: &matrix::Variant,
+    backend: &str,
+    checkpoints: Vec<(u64, u64)>,
+    replay: ReplayField,
+    perturb: Option<u64>,
+) -> RunLine {
+    let last = *checkpoints.last().unwrap();
+    RunLine {
+        backend: backend.to_owned(),
+        platform: v.target.platform.to_owned(),
+        mode: if v.target.short { "short" } else { "full" }.to_owned(),
+        ticks: last.0,
+        final_hash: last.1,
+        digest: 0,
+        recording: last.1,
+        replay,
+        perturb,
+        checkpoints,
+    }
+}
+
+/// A finished run of variant `i` whose build is what the variant expects.
+fn done(
+    i: usize,
+    v: &matrix::Variant,
+    label: String,
+    kind: super::Kind,
+    runs: Vec<RunLine>,
+) -> super::Done {
     super::Done {
         variant: i,
-        label: "--backend all --perturb".to_owned(),
-        kind: super::Kind::Control,
+        label,
+        kind,
         secs: 0.0,
         result: Ok(output::Output {
             build: BuildLine {
@@ -621,47 +646,29 @@ fn control(
 
 fn synthetic(world: impl Fn(&matrix::Target, &str, &str) -> Vec<(u64, u64)>) -> Synthetic {
     let variants = matrix::variants(None, true);
-    let mut done = Vec::new();
+    let mut finished = Vec::new();
     for (i, v) in variants.iter().enumerate() {
         for backend in super::BACKENDS {
             let checkpoints = world(v.target, v.build.name, backend);
-            let last = *checkpoints.last().unwrap();
-            done.push(super::Done {
-                variant: i,
-                label: format!("--backend {backend}"),
-                kind: super::Kind::Scenario,
-                secs: 0.0,
-                result: Ok(output::Output {
-                    build: BuildLine {
-                        debug_assertions: v.build.expect.debug_assertions,
-                        overflow_checks: v.build.expect.overflow_checks,
-                        features: String::new(),
-                    },
-                    runs: vec![RunLine {
-                        backend: backend.to_owned(),
-                        platform: v.target.platform.to_owned(),
-                        mode: if v.target.short { "short" } else { "full" }.to_owned(),
-                        ticks: last.0,
-                        final_hash: last.1,
-                        digest: 0,
-                        // Equal runs record equal replays.
-                        recording: last.1,
-                        replay: ReplayField::Verified(checkpoints.len() as u64),
-                        perturb: None,
-                        checkpoints,
-                    }],
-                }),
-                tests: Err(anyhow::anyhow!("not a test run")),
-            });
+            // Equal runs record equal replays.
+            let replay = ReplayField::Verified(checkpoints.len() as u64);
+            let runs = vec![run_line(v, backend, checkpoints, replay, None)];
+            finished.push(done(
+                i,
+                v,
+                format!("--backend {backend}"),
+                super::Kind::Scenario,
+                runs,
+            ));
         }
         if v.target.control && v.build.name == "release" {
-            done.push(control(i, v, &world));
+            finished.push(control(i, v, &world));
         }
     }
     Synthetic {
         built: vec![Ok(0.0); variants.len()],
         variants,
-        done,
+        done: finished,
     }
 }
 
@@ -696,17 +703,24 @@ fn committed_world(t: &matrix::Target, _build: &str, backend: &str) -> Vec<(u64,
 }
 
 fn insert(k: &mut Known, mode: &str, backend: &str, platform: &str, cps: Vec<(u64, u64)>) {
+    let ticks = cps.last().unwrap().0;
+    insert_answer(k, mode, backend, platform, ticks, cps);
+}
+
+/// Stores `checkpoints` as the answer of `backend` on `platform` in `mode`.
+fn insert_answer(
+    k: &mut Known,
+    mode: &str,
+    backend: &str,
+    platform: &str,
+    ticks: u64,
+    checkpoints: Vec<(u64, u64)>,
+) {
     k.entry(mode.to_owned())
         .or_default()
         .entry(backend.to_owned())
         .or_default()
-        .insert(
-            platform.to_owned(),
-            Answer {
-                ticks: cps.last().unwrap().0,
-                checkpoints: cps,
-            },
-        );
+        .insert(platform.to_owned(), Answer { ticks, checkpoints });
 }
 
 /// The answers of a world as the file stores them: fixed point once
