@@ -21,9 +21,10 @@
 //!
 //! let values: Vec<u64> = (0..1000).collect();
 //! let sum = |v: &[u64]| v.iter().fold(0u64, |a, &x| a.wrapping_add(x.wrapping_mul(x)));
-//! let widest = VectorUnit::widest().run(|| sum(&values));
+//! // `#[inline(always)]`: the closure's body is what each build compiles.
+//! let widest = VectorUnit::widest().run(#[inline(always)] || sum(&values));
 //! for unit in VectorUnit::all_here() {
-//!     assert_eq!(unit.run(|| sum(&values)), widest, "{unit:?}");
+//!     assert_eq!(unit.run(#[inline(always)] || sum(&values)), widest, "{unit:?}");
 //! }
 //! ```
 
@@ -77,10 +78,12 @@ impl VectorUnit {
     }
 
     /// `f()`, built for `self` if this CPU has it, else for
-    /// [`Portable`](Self::Portable). Only what the compiler inlines into `f`
-    /// is built for the unit: a loop that should run wide is
-    /// `#[inline]` (or `#[inline(always)]` where it is large) down to its
-    /// arithmetic.
+    /// [`Portable`](Self::Portable). Only what the compiler inlines is
+    /// built for the unit: mark the closure `#[inline(always)]` (written
+    /// `unit.run(#[inline(always)] || work(data))`; `run` calls it from
+    /// three builds, so without the mark LLVM keeps it out of line, in the
+    /// portable build), and make the loop it calls `#[inline]` down to its
+    /// arithmetic (`#[inline(always)]` where it is large).
     #[inline]
     pub fn run<R>(self, f: impl FnOnce() -> R) -> R {
         match self {
