@@ -495,41 +495,30 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     // 5. Bless or verdict.
     if o.bless {
         let blessing = bless(&ran, &rows, &judged.clean, &known_text, with_pairs)?;
-        let diff = known::diff(&known_text, &blessing.known);
-        if diff.is_empty() {
+        if !rewrite(&known_path(), &known_text, &blessing.known)? {
             println!("detcheck --bless: known answers unchanged");
-        } else {
-            std::fs::write(known_path(), &blessing.known).context("writing known_answers.toml")?;
-            println!("detcheck --bless: rewrote {}:", known_path().display());
-            for line in diff {
-                println!("  {line}");
-            }
         }
-        if let Some(fresh) = blessing.pairs.filter(|p| *p != committed_pairs) {
-            std::fs::write(&pairs_path, &fresh)
-                .with_context(|| format!("writing {}", pairs_path.display()))?;
-            println!("detcheck --bless: rewrote {}:", pairs_path.display());
-            for line in known::diff(&committed_pairs, &fresh) {
-                println!("  {line}");
-            }
+        if let Some(fresh) = blessing.pairs {
+            rewrite(&pairs_path, &committed_pairs, &fresh)?;
         }
         return Ok(());
     }
     let failed: Vec<&Row> = rows.iter().filter(|r| !r.verdict.passed()).collect();
     let fresh_pairs = with_pairs.then(|| pairs::render(&judged.pairs));
-    let stale_pairs = fresh_pairs
-        .as_ref()
-        .is_some_and(|fresh| *fresh != committed_pairs);
     // What the committed known answers imply must be the committed table
     // too (the test checks the same; here a stale file is named at once).
-    let implied = pairs::render(&pairs::from_known(&known));
-    if with_pairs && implied != committed_pairs {
+    let implied_is_stale =
+        with_pairs && pairs::render(&pairs::from_known(&known)) != committed_pairs;
+    if implied_is_stale {
         println!(
             "detcheck: the committed known answers imply another supported-pairs table than {}",
             pairs_path.display()
         );
     }
-    let stale_pairs = stale_pairs || (with_pairs && implied != committed_pairs);
+    let stale_pairs = implied_is_stale
+        || fresh_pairs
+            .as_ref()
+            .is_some_and(|fresh| *fresh != committed_pairs);
     if stale_pairs && let Some(fresh) = &fresh_pairs {
         println!(
             "detcheck: this run disagrees with the committed supported-pairs table ({}):",
@@ -553,6 +542,21 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     }
     println!("detcheck: every target, build and backend agrees with the known answers");
     Ok(())
+}
+
+/// Writes `fresh` over the file at `path` (whose text is `committed`) and
+/// prints the changed lines, if they differ; whether it wrote.
+fn rewrite(path: &std::path::Path, committed: &str, fresh: &str) -> anyhow::Result<bool> {
+    let diff = known::diff(committed, fresh);
+    if diff.is_empty() {
+        return Ok(false);
+    }
+    std::fs::write(path, fresh).with_context(|| format!("writing {}", path.display()))?;
+    println!("detcheck --bless: rewrote {}:", path.display());
+    for line in diff {
+        println!("  {line}");
+    }
+    Ok(true)
 }
 
 /// What `--bless` writes: the known-answer file's text and, for a full
