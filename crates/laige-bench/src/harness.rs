@@ -248,6 +248,10 @@ pub struct Machine {
     pub cpus: usize,
     /// The CPU model name from /proc/cpuinfo, if readable.
     pub cpu_model: String,
+    /// The vector unit the hot loops ran on (`VectorUnit::widest`, within
+    /// `--vector-unit`); empty in a report from before it was recorded.
+    #[serde(default)]
+    pub vector_unit: String,
 }
 
 impl Machine {
@@ -262,7 +266,12 @@ impl Machine {
                     .map(|m| m.trim().to_owned())
             })
             .unwrap_or_else(|| "unknown".to_owned());
-        Self { cpus, cpu_model }
+        let vector_unit = laige_core::VectorUnit::widest().name().to_owned();
+        Self {
+            cpus,
+            cpu_model,
+            vector_unit,
+        }
     }
 }
 
@@ -389,6 +398,7 @@ mod tests {
             machine: Machine {
                 cpus: 1,
                 cpu_model: "t".into(),
+                vector_unit: "portable".into(),
             },
             quick: false,
             elapsed_s: 0.0,

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! laige-bench [--quick] [--out FILE] [--svg FILE] [--baseline FILE]
-//!             [--budgets FILE] [--no-fail] [FILTER...]
+//!             [--budgets FILE] [--no-fail] [--vector-unit UNIT] [FILTER...]
 //! ```
 //!
 //! (`laige-bench --help` says what each option does; `--version` prints the
@@ -36,6 +36,7 @@ use clap::Parser;
 use laige_bench::AREAS;
 use laige_bench::harness::{self, Bench, Budgets, Report, Verdict};
 use laige_bench::report;
+use laige_core::VectorUnit;
 
 /// laige's benchmarks: each area's figures beside reference implementations,
 /// checked against the budgets file.
@@ -61,6 +62,11 @@ struct Args {
     /// Exit 0 even when a budget fails (the report still says which).
     #[arg(long)]
     no_fail: bool,
+    /// The widest vector unit the hot loops may use (portable, avx2,
+    /// avx512): e.g. `portable` measures what a baseline x86-64 CPU gets,
+    /// with the same result bits [default: the CPU's widest].
+    #[arg(long, value_name = "UNIT", value_parser = parse_vector_unit)]
+    vector_unit: Option<VectorUnit>,
     /// Run only the areas (diag, engine, math, net, sim, sprites,
     /// render_pipeline) whose name contains one of these, or that a filter
     /// names the start of (e.g. `math.sqrt`).
@@ -68,8 +74,16 @@ struct Args {
     filter: Vec<String>,
 }
 
+/// `--vector-unit`'s value, with laige-core's message for a bad one.
+fn parse_vector_unit(text: &str) -> Result<VectorUnit, String> {
+    text.parse().map_err(|e: laige_core::Error| e.to_string())
+}
+
 fn run() -> anyhow::Result<bool> {
     let args = Args::parse();
+    if let Some(unit) = args.vector_unit {
+        VectorUnit::limit_widest(unit);
+    }
     let budgets_text = std::fs::read_to_string(&args.budgets)
         .with_context(|| format!("reading budgets {}", args.budgets.display()))?;
     let budgets: Budgets = serde_json::from_str(&budgets_text)
@@ -129,9 +143,10 @@ fn run() -> anyhow::Result<bool> {
         .with_context(|| format!("writing {}", svg_path.display()))?;
 
     println!(
-        "\nlaige bench on {} ({} cpus){}; {:.1} s",
+        "\nlaige bench on {} ({} cpus, vector unit {}){}; {:.1} s",
         report.machine.cpu_model,
         report.machine.cpus,
+        report.machine.vector_unit,
         if report.quick { ", quick" } else { "" },
         report.elapsed_s
     );

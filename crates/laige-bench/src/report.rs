@@ -583,6 +583,7 @@ mod tests {
             machine: Machine {
                 cpus: 2,
                 cpu_model: "test cpu".into(),
+                vector_unit: "avx2".into(),
             },
             quick: false,
             elapsed_s: 1.0,

@@ -16,6 +16,11 @@
 //! - `sim.workload.<backend>.<n>.loop_vs_hecs` / `loop_vs_vec`: the ratios
 //!   of the medians. `sim.workload.<n>.fx_vs_fp`: the `loop` median on
 //!   `Fpx16_16` over the one on `Fp32Pinned`, in the same run.
+//! - `sim.workload_passes.10k.{fx,fp}_{integrate,attract}_ms`: the two
+//!   systems' passes over a hecs world of 10k entities measured apart
+//!   (`workload::integrate_world`, `workload::attract_world`, each on a
+//!   world of its own), both backends interleaved; `{integrate,attract}_
+//!   fx_vs_fp`: the ratio of each pass, where the price of `Fpx16_16` is.
 //! - `sim.profiler.overhead_pct`: one 10k-entity `Fpx16_16` loop, ticks
 //!   alternating between its profiler enabled and disabled (same world,
 //!   same data): the median paired difference over the median disabled
@@ -64,6 +69,9 @@ pub fn run(b: &mut Bench) {
             // the same run.
             b.ratio(&format!("sim.workload.{label}.fx_vs_fp"), fx, fp);
         }
+    }
+    if b.wants("sim.workload_passes") {
+        workload_passes(b);
     }
     if b.wants("sim.profiler") {
         profiler_overhead(b);
@@ -187,6 +195,47 @@ fn workload_side_by_side<S: SimScalar + StateHash>(
     b.ratio(&format!("{name}.loop_vs_hecs"), l, h);
     b.ratio(&format!("{name}.loop_vs_vec"), l, v);
     l
+}
+
+/// `sim.workload_passes.10k`: the two systems' passes over a hecs world
+/// measured apart (`integrate_world` on one world, `attract_world` on
+/// another: each world drifts as that pass alone moves it), on both
+/// backends, all four interleaved; the `fx_vs_fp` ratio of each pass says
+/// where the price of `Fpx16_16` is.
+fn workload_passes(b: &mut Bench) {
+    let config = WorkloadConfig::default();
+    let world = |ecs: &mut EcsWorld, fx: bool| {
+        if fx {
+            ecs.spawn_batch(workload::initial_state::<Fpx16_16>(&config));
+        } else {
+            ecs.spawn_batch(workload::initial_state::<Fp32Pinned>(&config));
+        }
+    };
+    let mut worlds: [EcsWorld; 4] = std::array::from_fn(|_| EcsWorld::new());
+    for (i, w) in worlds.iter_mut().enumerate() {
+        world(w, i < 2);
+    }
+    let fx = WorkloadParams::<Fpx16_16>::new(&config);
+    let fp = WorkloadParams::<Fp32Pinned>::new(&config);
+    let [fx_i, fx_a, fp_i, fp_a] = &mut worlds;
+    let mut run_fx_i = || workload::integrate_world(fx_i, &fx);
+    let mut run_fx_a = || workload::attract_world(fx_a, &fx);
+    let mut run_fp_i = || workload::integrate_world(fp_i, &fp);
+    let mut run_fp_a = || workload::attract_world(fp_a, &fp);
+    let samples = b.scaled(300).max(10);
+    let stats = b.interleaved(
+        samples,
+        1,
+        &mut [&mut run_fx_i, &mut run_fx_a, &mut run_fp_i, &mut run_fp_a],
+    );
+    let ms: Vec<f64> = stats.iter().map(|s| s.median / 1e6).collect();
+    let name = "sim.workload_passes.10k";
+    b.record(&format!("{name}.fx_integrate_ms"), ms[0], "ms");
+    b.record(&format!("{name}.fx_attract_ms"), ms[1], "ms");
+    b.record(&format!("{name}.fp_integrate_ms"), ms[2], "ms");
+    b.record(&format!("{name}.fp_attract_ms"), ms[3], "ms");
+    b.ratio(&format!("{name}.integrate_fx_vs_fp"), ms[0], ms[2]);
+    b.ratio(&format!("{name}.attract_fx_vs_fp"), ms[1], ms[3]);
 }
 
 fn profiler_overhead(b: &mut Bench) {

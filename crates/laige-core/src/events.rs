@@ -9,6 +9,8 @@ pub const PARSE_INVALID: EventId = EventId::new("math", "parse_invalid");
 pub const PARSE_OUT_OF_RANGE: EventId = EventId::new("math", "parse_out_of_range");
 /// An unknown math backend config id.
 pub const BACKEND_UNKNOWN: EventId = EventId::new("math", "backend_unknown");
+/// An unknown vector unit name given to `VectorUnit::from_str`.
+pub const VECTOR_UNIT_UNKNOWN: EventId = EventId::new("math", "vector_unit_unknown");
 
 /// The error [`diag::set_rate_window`](crate::diag::set_rate_window)
 /// returns for a window above

@@ -28,22 +28,59 @@
 //! }
 //! ```
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 /// A vector unit a loop can be built for (see the [module](self) docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
+#[repr(u8)]
 pub enum VectorUnit {
     /// The build's own target (SSE2 on baseline x86-64): every CPU.
-    Portable,
+    Portable = 0,
     /// x86-64 AVX2: 256-bit integer and float vectors.
-    Avx2,
+    Avx2 = 1,
     /// x86-64 AVX-512 F, DQ, VL and BW: 512-bit vectors, a 64-bit multiply
     /// (`vpmullq`), mask registers.
-    Avx512,
+    Avx512 = 2,
 }
+
+/// The widest unit [`VectorUnit::widest`] may return, as `VectorUnit as u8`
+/// ([`VectorUnit::limit_widest`]); no limit at first.
+static WIDEST_ALLOWED: AtomicU8 = AtomicU8::new(VectorUnit::Avx512 as u8);
 
 impl VectorUnit {
     /// Every unit, narrowest first.
     pub const ALL: [Self; 3] = [Self::Portable, Self::Avx2, Self::Avx512];
+
+    /// The unit's name as [`FromStr`](std::str::FromStr) reads it:
+    /// `portable`, `avx2`, `avx512`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Portable => "portable",
+            Self::Avx2 => "avx2",
+            Self::Avx512 => "avx512",
+        }
+    }
+
+    /// Makes [`widest`](Self::widest) return at most `max` from now on, in
+    /// the whole process (`Avx512`, the widest, lifts the limit): a loop
+    /// that picks the widest unit then runs as it does on a CPU that has
+    /// only up to `max`. The results are the same bits on every unit (the
+    /// [module](self) rule), so only the speed changes: to measure what a
+    /// baseline x86-64 CPU gets (`laige-bench --vector-unit portable`), or
+    /// to compare the units in one process.
+    ///
+    /// ```
+    /// use laige_core::VectorUnit;
+    /// VectorUnit::limit_widest(VectorUnit::Portable);
+    /// assert_eq!(VectorUnit::widest(), VectorUnit::Portable);
+    /// VectorUnit::limit_widest(VectorUnit::Avx512);
+    /// assert_eq!(VectorUnit::widest(), VectorUnit::all_here().last().unwrap());
+    /// ```
+    pub fn limit_widest(max: Self) {
+        WIDEST_ALLOWED.store(max as u8, Ordering::Relaxed);
+    }
 
     /// Whether this CPU (and the OS, which must save the wide registers)
     /// can run code built for `self`. After the first call, a relaxed load
@@ -58,13 +95,15 @@ impl VectorUnit {
         }
     }
 
-    /// The widest unit this CPU has.
+    /// The widest unit this CPU has, within the limit
+    /// [`limit_widest`](Self::limit_widest) set (none unless it was called).
     #[must_use]
     #[inline]
     pub fn widest() -> Self {
-        if Self::Avx512.is_here() {
+        let allowed = WIDEST_ALLOWED.load(Ordering::Relaxed);
+        if allowed >= Self::Avx512 as u8 && Self::Avx512.is_here() {
             Self::Avx512
-        } else if Self::Avx2.is_here() {
+        } else if allowed >= Self::Avx2 as u8 && Self::Avx2.is_here() {
             Self::Avx2
         } else {
             Self::Portable
@@ -91,6 +130,28 @@ impl VectorUnit {
             Self::Avx2 => detect::on_avx2(f),
             Self::Avx512 => detect::on_avx512(f),
         }
+    }
+}
+
+/// Parses a unit by its [`name`](VectorUnit::name), exactly: `portable`,
+/// `avx2` or `avx512` (also on a CPU without the unit: a limit names it).
+/// Anything else is [`ErrorCode::InvalidArgument`](crate::ErrorCode)
+/// `math/vector_unit_unknown`, naming the text and the accepted names.
+impl std::str::FromStr for VectorUnit {
+    type Err = crate::Error;
+
+    fn from_str(text: &str) -> crate::Result<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|u| u.name() == text)
+            .ok_or_else(|| {
+                crate::Error::invalid_argument(
+                    crate::events::VECTOR_UNIT_UNKNOWN,
+                    "vector_unit",
+                    crate::Error::quoted(text),
+                    "\"portable\", \"avx2\" or \"avx512\"",
+                )
+            })
     }
 }
 
@@ -178,12 +239,36 @@ mod detect {
 mod tests {
     use super::VectorUnit;
 
+    /// Also the limit: the one test that sets it (the process-wide limit
+    /// would race with another test's reading of `widest`).
     #[test]
-    fn portable_is_everywhere_and_first() {
+    fn portable_is_everywhere_and_first_and_widest_keeps_to_the_limit() {
         let here: Vec<_> = VectorUnit::all_here().collect();
         assert_eq!(here.first(), Some(&VectorUnit::Portable));
-        assert!(here.contains(&VectorUnit::widest()));
         assert_eq!(here.last(), Some(&VectorUnit::widest()));
+        for max in VectorUnit::ALL {
+            VectorUnit::limit_widest(max);
+            let want = here.iter().copied().filter(|u| *u <= max).max();
+            assert_eq!(Some(VectorUnit::widest()), want, "limit {max:?}");
+        }
+        // Avx512, the widest, lifts the limit.
+        assert_eq!(here.last(), Some(&VectorUnit::widest()));
+    }
+
+    #[test]
+    fn units_parse_by_name_and_nothing_else() {
+        for unit in VectorUnit::ALL {
+            assert_eq!(unit.name().parse::<VectorUnit>().ok(), Some(unit));
+        }
+        for bad in ["", "AVX2", " avx2", "sse2", "avx-512", "avx512f"] {
+            let e = bad.parse::<VectorUnit>().expect_err(bad);
+            assert_eq!(e.code(), crate::ErrorCode::InvalidArgument, "{bad:?}");
+            let text = e.to_string();
+            assert!(
+                text.contains("vector_unit") && text.contains("avx512"),
+                "{text}"
+            );
+        }
     }
 
     #[test]

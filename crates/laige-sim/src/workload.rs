@@ -371,10 +371,11 @@ pub fn attract_all<'a, S: SimScalar + 'a>(
 }
 
 /// [`attract_all`] over two columns of the same entities (`pos[i]` and
-/// `vel[i]` belong together; the shorter slice bounds the pass): the same
-/// batches, gathered from and scattered to contiguous memory, which the
-/// compiler can run several entities wide, built for the widest vector unit
-/// of the CPU ([`VectorUnit`]).
+/// `vel[i]` belong together; the shorter slice bounds the pass): per batch,
+/// the directions of `center − pos` through [`Vec2::normalize_wide_map`],
+/// then `vel += dir × accel_dt`, loops over contiguous memory the compiler
+/// runs several entities wide, built for the widest vector unit of the CPU
+/// ([`VectorUnit`]). The same result bits as [`attract`] on each pair.
 #[inline]
 pub fn attract_columns<S: SimScalar>(
     pos: &[Position<S>],
@@ -397,10 +398,9 @@ fn attract_batches<S: SimScalar>(
     for (pos, vel) in pos.chunks(ATTRACT_BATCH).zip(vel.chunks_mut(ATTRACT_BATCH)) {
         let mut dirs = [Vec2::<S>::ZERO; ATTRACT_BATCH];
         let dirs = &mut dirs[..pos.len().min(vel.len())];
-        for (dir, pos) in dirs.iter_mut().zip(pos) {
-            *dir = to_center(&pos.0, p);
-        }
-        Vec2::normalize_wide_slice(dirs);
+        // The offsets to the centre are computed inside the batch's loop,
+        // never stored.
+        Vec2::normalize_wide_map(pos, dirs, |pos| to_center(&pos.0, p));
         for (vel, dir) in vel.iter_mut().zip(dirs.iter()) {
             pull(&mut vel.0, *dir, p);
         }

@@ -165,10 +165,25 @@ pub trait SimScalar:
     /// whole chunk at once (a loop the compiler vectorizes) and settles the
     /// rare undecided vector one at a time; binary32 is the per-vector
     /// `normalize_wide` (its loop vectorizes as it is).
-    #[inline]
+    #[inline(always)]
     fn wide_normalize_vec2s(v: &mut [Vec2<Self>]) {
         for x in v {
             *x = x.normalize_wide();
+        }
+    }
+    /// The hook behind `Vec2::normalize_wide_map`: `dst[i]` becomes the
+    /// `normalize_wide` of `f(&src[i])`, bit for bit, for every `i` both
+    /// slices have, with one call of `f` each, in order. Q16.16 stages a
+    /// chunk of `f`'s vectors and proposes them together, as
+    /// `wide_normalize_vec2s`; binary32 is the per-vector `normalize_wide`.
+    #[inline(always)]
+    fn wide_normalize_vec2s_map<T>(
+        src: &[T],
+        dst: &mut [Vec2<Self>],
+        f: impl Fn(&T) -> Vec2<Self>,
+    ) {
+        for (d, s) in dst.iter_mut().zip(src) {
+            *d = f(s).normalize_wide();
         }
     }
 
@@ -337,6 +352,14 @@ impl SimScalar for Fpx16_16 {
     #[inline(always)]
     fn wide_normalize_vec2s(v: &mut [Vec2<Self>]) {
         wide::normalize_wide_vec2s(v);
+    }
+    #[inline(always)]
+    fn wide_normalize_vec2s_map<T>(
+        src: &[T],
+        dst: &mut [Vec2<Self>],
+        f: impl Fn(&T) -> Vec2<Self>,
+    ) {
+        wide::normalize_wide_vec2s_map(src, dst, f);
     }
     #[inline]
     fn radians_from_angle(a: BinaryAngle) -> Self {

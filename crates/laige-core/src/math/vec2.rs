@@ -165,6 +165,31 @@ impl<S: SimScalar> Vec2<S> {
     pub fn normalize_wide_slice(v: &mut [Self]) {
         S::wide_normalize_vec2s(v);
     }
+
+    /// [`normalize_wide`](Self::normalize_wide) of `f(x)` for every `x` of
+    /// `src`, written to `dst` in order, with the same result bits as one
+    /// call per vector; the shorter of the two slices bounds the pass (the
+    /// rest of `dst` is left as it is). `f` is called once per element, in
+    /// order. For vectors computed from other data (an offset from a
+    /// position, a difference of two columns): the batch of
+    /// [`normalize_wide_slice`](Self::normalize_wide_slice) without a
+    /// buffer of the caller's, nor the copy that one makes of its input.
+    ///
+    /// ```
+    /// use laige_core::{Fpx16_16, Vec2};
+    /// let target = Vec2::new(Fpx16_16::from_i32(100), Fpx16_16::ZERO);
+    /// let positions = [
+    ///     Vec2::new(Fpx16_16::from_i32(-2900), Fpx16_16::from_i32(4000)),
+    ///     target,
+    /// ];
+    /// let mut dirs = [Vec2::ZERO; 2];
+    /// Vec2::normalize_wide_map(&positions, &mut dirs, |p| target - *p);
+    /// assert_eq!(dirs, positions.map(|p| (target - p).normalize_wide()));
+    /// ```
+    #[inline(always)]
+    pub fn normalize_wide_map<T>(src: &[T], dst: &mut [Self], f: impl Fn(&T) -> Self) {
+        S::wide_normalize_vec2s_map(src, dst, f);
+    }
 }
 
 impl_vec_ops!(Vec2 { x, y });
