@@ -398,8 +398,8 @@ fn attract_batches<S: SimScalar>(
     for (pos, vel) in pos.chunks(ATTRACT_BATCH).zip(vel.chunks_mut(ATTRACT_BATCH)) {
         let mut dirs = [Vec2::<S>::ZERO; ATTRACT_BATCH];
         let dirs = &mut dirs[..pos.len().min(vel.len())];
-        // The offsets to the centre are computed inside the batch's loop,
-        // never stored.
+        // The offsets to the centre go straight to the batch (which stages
+        // them per chunk): no pass of ours fills a buffer for it.
         Vec2::normalize_wide_map(pos, dirs, |pos| to_center(&pos.0, p));
         for (vel, dir) in vel.iter_mut().zip(dirs.iter()) {
             pull(&mut vel.0, *dir, p);
