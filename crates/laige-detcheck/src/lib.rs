@@ -22,6 +22,7 @@
 //! The binary's output format (parsed by `xtask/src/detcheck.rs`) is in
 //! [`report`].
 
+pub mod cli;
 pub mod events;
 pub mod input;
 pub mod report;

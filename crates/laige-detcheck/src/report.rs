@@ -75,11 +75,14 @@ pub fn arch() -> &'static str {
 }
 
 /// The OS part of the platform key: Rust's `target_os` (`wasi` for
-/// `wasm32-wasip1`, where `std::env::consts::OS` is empty).
+/// `wasm32-wasip1`, where `std::env::consts::OS` is empty), and `web` for
+/// `wasm32-unknown-unknown` (no OS: the browser build).
 #[must_use]
 pub fn os() -> &'static str {
     if cfg!(target_os = "wasi") {
         "wasi"
+    } else if cfg!(all(target_arch = "wasm32", target_os = "unknown")) {
+        "web"
     } else {
         std::env::consts::OS
     }

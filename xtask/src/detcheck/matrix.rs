@@ -19,7 +19,8 @@
 //! [`TARGETS`] (all of them in one cargo invocation, which keeps both cores
 //! busy through each crate's serial front end) and run on this machine: the
 //! 32-bit x86 ones natively, the others through the runner that
-//! `.cargo/config.toml` sets for the triple (QEMU user mode, Node's WASI),
+//! `.cargo/config.toml` sets for the triple (QEMU user mode, Node's WASI,
+//! headless Chromium),
 //! which is read from there so that `cargo run/test --target` and detcheck
 //! use one definition.
 
@@ -251,6 +252,23 @@ pub const TARGETS: &[Target] = &[
         short: true,
         math_suite: true,
         control: false,
+        pinned_exact: true,
+    },
+    // The browser: the same module format as WASI, another engine's code
+    // generator (V8 in headless Chromium, through wasm-bindgen's glue).
+    // Fast enough for the full scenario (about 1.3 s per backend here).
+    // No math suite: a test harness does not run in a page, and the WASI
+    // row already runs the suite under V8 (Node).
+    Target {
+        triple: Some("wasm32-unknown-unknown"),
+        name: "wasm32-unknown-unknown",
+        platform: "wasm32-web",
+        how: "headless Chromium (V8)",
+        varies: "32-bit, little-endian, wasm floats",
+        builds: &["release"],
+        short: false,
+        math_suite: false,
+        control: true,
         pinned_exact: true,
     },
 ];

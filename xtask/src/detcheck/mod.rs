@@ -19,8 +19,9 @@
 //! Beside the 7 host (x86_64) builds, the release build runs on the cross
 //! targets of [`matrix::TARGETS`] — aarch64 and big-endian s390x under QEMU
 //! user mode, i686 (SSE2) and i586 (x87) natively, wasm32-wasip1 under
-//! Node's WASI — the emulated ones on the short scenario (the first 20 000
-//! ticks, same checkpoints), and each of them also runs the laige-core
+//! Node's WASI, wasm32-unknown-unknown in headless Chromium's V8 — the
+//! emulated ones on the short scenario (the first 20 000 ticks, same
+//! checkpoints), and each of them but the browser also runs the laige-core
 //! math test suite through cargo's target runner, built at the release
 //! opt-level with debug assertions and overflow checks
 //! ([`matrix::MATH_SUITE_PROFILE`]; the test tools among its dependencies
@@ -28,7 +29,8 @@
 //! targets must also have recorded byte-identical replays.
 //!
 //! A negative control runs too: the release binary with `--perturb` (one
-//! entity nudged by 2^-16 at the middle tick), on the host and on aarch64,
+//! entity nudged by 2^-16 at the middle tick), on the host, on aarch64 and
+//! in the browser,
 //! must be reported as a mismatch from the first checkpoint after the
 //! nudge, and its replay must diverge there — a detcheck that cannot fail
 //! fails. A full run of the whole matrix renders the supported-pairs table

@@ -1,0 +1,203 @@
+//! The command line of the scenario binary, as a function of its
+//! arguments: parsing and the run, with the output returned as text. One
+//! home for both front ends — the native binary prints it, the browser
+//! build (`wasm32-unknown-unknown`, run in Chromium by
+//! `xtask/web/detcheck-run.mjs`) hands it to the page.
+//!
+//! ```
+//! let out = laige_detcheck::cli::run(["--help"], false);
+//! assert_eq!(out.code, 0);
+//! assert!(out.stdout.contains("--perturb"));
+//! let out = laige_detcheck::cli::run(["--ticks", "many"], false);
+//! assert_eq!(out.code, 2);
+//! assert!(out.stderr.contains("many"));
+//! ```
+
+use laige_core::MathBackend;
+
+use crate::report::{self, BuildInfo};
+use crate::scenario::{self, ScenarioConfig};
+
+/// The usage text (`--help`).
+pub const USAGE: &str = "usage: laige-detcheck [--quick | --ticks N] [--backend ID|all] [--perturb[=TICK]] [--no-replay]
+
+  --quick           the quick scenario (10 000 ticks, its own checkpoints)
+  --ticks N         the full scenario cut at N ticks
+  --backend ID|all  fixed_point_16_16, float_pinned_32, or all (default)
+  --perturb[=TICK]  nudge one velocity by 2^-16 at TICK (default: the middle tick)
+  --no-replay       skip the replay verification
+  --version         the version
+  -h, --help        this text";
+
+struct Args {
+    config: ScenarioConfig,
+    mode: &'static str,
+    backends: Vec<MathBackend>,
+}
+
+/// What a command line asks for: a run, or a line of text (help, version).
+enum Parsed {
+    Run(Args),
+    Print(String),
+}
+
+/// Parses the command line (lexopt: `--ticks 5`, `--ticks=5`; it has no
+/// dependencies, and this binary is cross-built for every target of the
+/// matrix).
+fn parse(mut p: lexopt::Parser) -> Result<Parsed, String> {
+    use lexopt::prelude::*;
+    let mut config = ScenarioConfig::full();
+    let mut mode = "full";
+    let mut backends = MathBackend::ALL.to_vec();
+    let mut perturb = false;
+    let mut perturb_tick = None;
+    let err = |e: lexopt::Error| e.to_string();
+    while let Some(arg) = p.next().map_err(err)? {
+        match arg {
+            Long("quick") => {
+                config = ScenarioConfig {
+                    ticks: ScenarioConfig::quick().ticks,
+                    checkpoint_every: ScenarioConfig::quick().checkpoint_every,
+                    ..config
+                };
+                mode = "quick";
+            }
+            Long("ticks") => {
+                config.ticks = p.value().map_err(err)?.parse().map_err(err)?;
+                mode = "custom";
+            }
+            Long("backend") => {
+                let v = p.value().map_err(err)?.string().map_err(err)?;
+                backends = if v == "all" {
+                    MathBackend::ALL.to_vec()
+                } else {
+                    vec![v.parse::<MathBackend>().map_err(|e| e.to_string())?]
+                };
+            }
+            Long("perturb") => {
+                perturb = true;
+                if let Some(v) = p.optional_value() {
+                    perturb_tick = Some(v.parse().map_err(err)?);
+                }
+            }
+            Long("no-replay") => config.verify_replay = false,
+            Long("version") => {
+                return Ok(Parsed::Print(format!(
+                    "laige-detcheck {}",
+                    env!("CARGO_PKG_VERSION")
+                )));
+            }
+            Short('h') | Long("help") => return Ok(Parsed::Print(USAGE.to_owned())),
+            other => return Err(other.unexpected().to_string()),
+        }
+    }
+    if perturb {
+        config.perturb_at = Some(perturb_tick.unwrap_or_else(|| config.control_tick()));
+    }
+    config.validate().map_err(|e| e.to_string())?;
+    Ok(Parsed::Run(Args {
+        config,
+        mode,
+        backends,
+    }))
+}
+
+/// What a run printed and its exit code: 0 on success, 1 when a scenario
+/// run failed, 2 for a bad command line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The exit code.
+    pub code: u8,
+    /// The report (`crate::report`'s lines), or the help text.
+    pub stdout: String,
+    /// The error line of a failed run or a bad command line.
+    pub stderr: String,
+}
+
+/// Runs the command line `args` (without the program name).
+/// `overflow_checks` is the caller's probe of this build (there is no
+/// stable `cfg` for the setting): it goes into the header line.
+pub fn run<I>(args: I, overflow_checks: bool) -> Outcome
+where
+    I: IntoIterator,
+    I::Item: Into<std::ffi::OsString>,
+{
+    let mut out = Outcome::default();
+    let args = match parse(lexopt::Parser::from_args(args)) {
+        Ok(Parsed::Run(a)) => a,
+        Ok(Parsed::Print(text)) => {
+            out.stdout = format!("{text}\n");
+            return out;
+        }
+        Err(e) => {
+            out.stderr = format!("laige-detcheck: {e} (try --help)\n");
+            out.code = 2;
+            return out;
+        }
+    };
+    out.stdout
+        .push_str(&report::header(&BuildInfo::current(overflow_checks)));
+    for backend in args.backends {
+        match scenario::run(backend, &args.config) {
+            Ok(run) => {
+                out.stdout
+                    .push_str(&report::run_lines(&run, args.mode, args.config.perturb_at))
+            }
+            Err(e) => {
+                out.stderr = format!("laige-detcheck: {backend}: {e}\n");
+                out.code = 1;
+                return out;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_args(args: &[&str]) -> Result<Parsed, String> {
+        parse(lexopt::Parser::from_args(args.iter().copied()))
+    }
+
+    #[test]
+    fn values_take_both_spellings_and_perturb_an_optional_tick() {
+        for args in [&["--ticks", "5000"][..], &["--ticks=5000"]] {
+            let Ok(Parsed::Run(a)) = parse_args(args) else {
+                panic!("{args:?} did not parse");
+            };
+            assert_eq!((a.config.ticks, a.mode), (5000, "custom"));
+        }
+        let Ok(Parsed::Run(a)) = parse_args(&["--ticks=5000", "--perturb=77"]) else {
+            panic!("perturb=77 did not parse");
+        };
+        assert_eq!(a.config.perturb_at, Some(77));
+        let Ok(Parsed::Run(a)) = parse_args(&["--backend", "fixed_point_16_16", "--perturb"])
+        else {
+            panic!("a bare --perturb did not parse");
+        };
+        assert_eq!(a.backends, vec![MathBackend::FixedPoint16_16]);
+        assert_eq!(a.config.perturb_at, Some(a.config.control_tick()));
+    }
+
+    #[test]
+    fn bad_input_is_one_short_line_and_help_is_text() {
+        let e = parse_args(&["--frobnicate"])
+            .err()
+            .expect("an unknown option fails");
+        assert!(e.contains("--frobnicate"), "{e}");
+        let e = parse_args(&["--ticks", "many"])
+            .err()
+            .expect("a bad number fails");
+        assert!(e.contains("many"), "{e}");
+        let e = parse_args(&["--backend", "f64"])
+            .err()
+            .expect("a bad backend fails");
+        assert!(e.contains("f64"), "{e}");
+        assert!(matches!(parse_args(&["--help"]), Ok(Parsed::Print(t)) if t.contains("--perturb")));
+        assert!(
+            matches!(parse_args(&["--version"]), Ok(Parsed::Print(t)) if t.starts_with("laige-detcheck "))
+        );
+    }
+}
