@@ -11,7 +11,12 @@
 //! deterministic state hasher (`hash_state`) and into the per-type lines'
 //! word hasher (`hash_words`), and reports every field by name for a
 //! desync report (`hash_fields`: `name`, a tuple field's index, an enum's
-//! variant name first, nested derived fields as a path like `velocity.x`). It adds no escape hatch (no `skip`
+//! variant name first, nested derived fields as a path like `velocity.x`),
+//! writes and reads the same encoding as bytes (`encode_state`,
+//! `decode_state`: the value codec of encoded snapshots; `ENCODABLE` when
+//! every field's type is) and describes it (`hash_layout`: the type's
+//! name, each field's name and layout, so two builds that disagree on a
+//! type's shape are told apart). It adds no escape hatch (no `skip`
 //! attribute): a field whose type does not implement `StateHash` — a raw
 //! `f32` or `f64` above all — is a compile error, which is the compile-time
 //! half of the "sim state is SimMath only" rule (the determinism lint is the
@@ -122,6 +127,10 @@ fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
     let state = feed_body(&input, &krate, Feed::State)?;
     let words = feed_body(&input, &krate, Feed::Words)?;
     let fields = fields_body(&input);
+    let encode = feed_body(&input, &krate, Feed::Encode)?;
+    let decode = decode_body(&input, &krate);
+    let layout = layout_body(&input, &krate);
+    let field_types = all_fields(&input).map(|f| &f.ty);
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics #krate::StateHash for #name #ty_generics #where_clause {
@@ -136,6 +145,19 @@ fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
             fn hash_fields(&self, fields: &mut #krate::FieldHashes) -> bool {
                 #fields
             }
+            const ENCODABLE: bool = true #(&& <#field_types as #krate::StateHash>::ENCODABLE)*;
+            #[inline]
+            fn encode_state(&self, hasher: &mut #krate::StateWriter<'_>) {
+                #encode
+            }
+            fn decode_state(
+                input: &mut #krate::StateReader<'_>,
+            ) -> ::core::result::Result<Self, #krate::DecodeError> {
+                #decode
+            }
+            fn hash_layout(hasher: &mut #krate::StateHasher) {
+                #layout
+            }
         }
     })
 }
@@ -147,6 +169,7 @@ fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
 enum Feed {
     State,
     Words,
+    Encode,
 }
 
 /// The body of `hash_state` or `hash_words`: every field in declaration
@@ -168,10 +191,9 @@ fn feed_body(input: &DeriveInput, krate: &syn::Path, feed: Feed) -> syn::Result<
                 let idx = u32::try_from(idx).unwrap_or(u32::MAX);
                 let vname = &variant.ident;
                 let (pattern, feeds) = destructure(&variant.fields, krate, feed);
-                let tag = match feed {
-                    Feed::State => quote! { hasher.write_u32(#idx); },
-                    Feed::Words => quote! { hasher.write_u32(#idx); },
-                };
+                // The same tag for every sink: the index as a `u32`.
+                let tag = quote! { hasher.write_u32(#idx); };
+                let _ = feed;
                 quote! {
                     #name::#vname #pattern => {
                         #tag
@@ -306,8 +328,128 @@ fn destructure(
                 Feed::Words => quote::quote_spanned! {ty.span()=>
                     <#ty as #krate::StateHash>::hash_words(#binding, hasher);
                 },
+                Feed::Encode => quote::quote_spanned! {ty.span()=>
+                    <#ty as #krate::StateHash>::encode_state(#binding, hasher);
+                },
             }
         })
         .collect();
     (pattern, feeds)
+}
+
+/// Every field of a struct, or of every variant of an enum.
+fn all_fields(input: &DeriveInput) -> Box<dyn Iterator<Item = &syn::Field> + '_> {
+    match &input.data {
+        Data::Struct(data) => Box::new(data.fields.iter()),
+        Data::Enum(data) => Box::new(data.variants.iter().flat_map(|v| v.fields.iter())),
+        Data::Union(_) => Box::new(std::iter::empty()),
+    }
+}
+
+/// A constructor of `path` from its fields, each decoded in declaration
+/// order (`Path { a: .., b: .. }`, `Path(.., ..)` or `Path`).
+fn construct(path: &TokenStream2, fields: &Fields, krate: &syn::Path) -> TokenStream2 {
+    let decode = |ty: &syn::Type| {
+        quote::quote_spanned! {ty.span()=>
+            <#ty as #krate::StateHash>::decode_state(input)?
+        }
+    };
+    match fields {
+        Fields::Named(named) => {
+            let names = named.named.iter().map(|f| f.ident.as_ref());
+            let values = named.named.iter().map(|f| decode(&f.ty));
+            quote! { #path { #(#names: #values),* } }
+        }
+        Fields::Unnamed(unnamed) => {
+            let values = unnamed.unnamed.iter().map(|f| decode(&f.ty));
+            quote! { #path ( #(#values),* ) }
+        }
+        Fields::Unit => quote! { #path },
+    }
+}
+
+/// The body of `decode_state`: the fields in declaration order (struct
+/// expressions evaluate their fields in source order); for an enum the
+/// variant index first, checked below the variant count.
+fn decode_body(input: &DeriveInput, krate: &syn::Path) -> TokenStream2 {
+    let name = &input.ident;
+    match &input.data {
+        Data::Struct(data) => {
+            let value = construct(&quote! { #name }, &data.fields, krate);
+            let silence = data.fields.is_empty().then(|| quote! { let _ = input; });
+            quote! {
+                #silence
+                ::core::result::Result::Ok(#value)
+            }
+        }
+        Data::Enum(data) => {
+            let what = format!("enum {}", name.unraw());
+            let count = u32::try_from(data.variants.len()).unwrap_or(u32::MAX);
+            let arms = data.variants.iter().enumerate().map(|(idx, variant)| {
+                let idx = u32::try_from(idx).unwrap_or(u32::MAX);
+                let vname = &variant.ident;
+                let value = construct(&quote! { #name::#vname }, &variant.fields, krate);
+                quote! { #idx => ::core::result::Result::Ok(#value), }
+            });
+            quote! {
+                let at = input.position();
+                let variant = input.read_variant(#what, #count)?;
+                match variant {
+                    #(#arms)*
+                    _ => ::core::result::Result::Err(input.invalid(
+                        at,
+                        #what,
+                        u128::from(variant),
+                        "the declaration index of one of its variants",
+                    )),
+                }
+            }
+        }
+        Data::Union(_) => quote! {
+            ::core::result::Result::Err(input.invalid(input.position(), "union", 0, "no union"))
+        },
+    }
+}
+
+/// The body of `hash_layout`: the type's name, then each field's name and
+/// layout (an enum's variants by name, each with its fields).
+fn layout_body(input: &DeriveInput, krate: &syn::Path) -> TokenStream2 {
+    let fields_layout = |fields: &Fields| {
+        let parts = fields.iter().enumerate().map(|(i, f)| {
+            let label = f
+                .ident
+                .as_ref()
+                .map_or_else(|| i.to_string(), |id| id.unraw().to_string());
+            let label = format!("{label}:");
+            let ty = &f.ty;
+            quote! {
+                hasher.write_bytes(#label.as_bytes());
+                <#ty as #krate::StateHash>::hash_layout(hasher);
+                hasher.write_bytes(b",");
+            }
+        });
+        quote! { #(#parts)* }
+    };
+    let head = format!("{}{{", input.ident.unraw());
+    let body = match &input.data {
+        Data::Struct(data) => fields_layout(&data.fields),
+        Data::Enum(data) => {
+            let variants = data.variants.iter().map(|v| {
+                let label = format!("|{}(", v.ident.unraw());
+                let inner = fields_layout(&v.fields);
+                quote! {
+                    hasher.write_bytes(#label.as_bytes());
+                    #inner
+                    hasher.write_bytes(b")");
+                }
+            });
+            quote! { #(#variants)* }
+        }
+        Data::Union(_) => quote! {},
+    };
+    quote! {
+        hasher.write_bytes(#head.as_bytes());
+        #body
+        hasher.write_bytes(b"}");
+    }
 }

@@ -121,7 +121,8 @@ pub use profiler::{
 };
 pub use rng::SimRng;
 pub use state_hash::{
-    FNV1A64_OFFSET, FNV1A64_PRIME, FieldHashes, StateHash, StateHasher, WordHasher, hash_of,
+    DecodeError, DecodeErrorKind, FNV1A64_OFFSET, FNV1A64_PRIME, FieldHashes, StateHash,
+    StateHasher, StateReader, StateWriter, WordHasher, decode_exact, hash_of, layout_hash,
 };
 pub use system::{SystemContext, SystemSchedule};
 pub use world::{World, WorldConfig};

@@ -40,7 +40,7 @@
 
 use laige_core::SimScalar;
 
-use crate::state_hash::{StateHash, StateHasher};
+use crate::state_hash::{DecodeError, StateHash, StateHasher, StateReader, StateWriter};
 
 /// A seeded xoshiro256++ generator (see the module docs): deterministic,
 /// platform-independent, cheap to clone and hash.
@@ -193,6 +193,32 @@ impl StateHash for SimRng {
         for w in self.s {
             w.hash_state(hasher);
         }
+    }
+
+    const ENCODABLE: bool = true;
+
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        self.s.encode_state(out);
+    }
+
+    /// The four state words; the all-zero state (which no generator
+    /// reaches) is refused.
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        let at = input.position();
+        let s = <[u64; 4]>::decode_state(input)?;
+        if s == [0; 4] {
+            return Err(input.invalid(
+                at,
+                "SimRng state",
+                0,
+                "four words not all zero (the all-zero state is xoshiro's fixed point)",
+            ));
+        }
+        Ok(Self { s })
+    }
+
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"SimRng[u64;4]");
     }
 }
 

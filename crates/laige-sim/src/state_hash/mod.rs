@@ -75,8 +75,10 @@
 
 use laige_core::math::{Fp32Pinned, Fpx16_16, SimScalar, Vec2, Vec3};
 
+mod codec;
 mod records;
 
+pub use codec::{DecodeError, DecodeErrorKind, StateReader, StateWriter};
 pub(crate) use records::{KeyStep, SortScratch, sort_records};
 
 /// The FNV-1a 64 offset basis: the hasher's initial state.
@@ -202,6 +204,81 @@ pub trait StateHash {
     fn hash_fields(&self, fields: &mut FieldHashes) -> bool {
         let _ = fields;
         false
+    }
+
+    /// Whether [`encode_state`](Self::encode_state) and
+    /// [`decode_state`](Self::decode_state) implement the encoding:
+    /// `true` for the built-in impls and derived impls whose fields all
+    /// are; `false` (the default) for a hand-written impl that does not
+    /// provide them. An encoded snapshot refuses a type without it (an
+    /// error naming the type) before writing anything.
+    const ENCODABLE: bool = false;
+
+    /// Appends the canonical encoding to `out`: exactly the bytes
+    /// [`hash_state`](Self::hash_state) feeds (the FNV-1a 64 of what it
+    /// writes is [`hash_of`] the value). The default writes nothing; it is
+    /// only called where [`ENCODABLE`](Self::ENCODABLE) is `true`.
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        let _ = out;
+    }
+
+    /// Reads a value written by [`encode_state`](Self::encode_state),
+    /// checking every byte (truncation, tags, ranges).
+    ///
+    /// # Errors
+    /// A [`DecodeError`] naming the offset and what was wrong; the
+    /// default (a hand-written impl without a decoder)
+    /// [`DecodeErrorKind::Unsupported`].
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError>
+    where
+        Self: Sized,
+    {
+        Err(DecodeError {
+            offset: input.position(),
+            kind: DecodeErrorKind::Unsupported {
+                type_name: std::any::type_name::<Self>(),
+            },
+        })
+    }
+
+    /// Feeds a description of the type's encoding (its name, its fields'
+    /// names and their layouts, in order) into `hasher`: two builds whose
+    /// layout hashes of a type differ cannot read each other's encoding
+    /// of it. The default feeds the type's name.
+    fn hash_layout(hasher: &mut StateHasher)
+    where
+        Self: Sized,
+    {
+        hasher.write_bytes(std::any::type_name::<Self>().as_bytes());
+    }
+}
+
+/// The layout hash of `T` ([`StateHash::hash_layout`] on a fresh hasher).
+#[must_use]
+pub fn layout_hash<T: StateHash>() -> u64 {
+    let mut h = StateHasher::default();
+    T::hash_layout(&mut h);
+    h.finish()
+}
+
+/// Decodes one `T` from all of `bytes` (nothing may follow it).
+///
+/// # Errors
+/// As [`StateHash::decode_state`], or [`DecodeErrorKind::Invalid`] for
+/// bytes left over.
+pub fn decode_exact<T: StateHash>(bytes: &[u8]) -> Result<T, DecodeError> {
+    let mut r = StateReader::new(bytes);
+    let v = T::decode_state(&mut r)?;
+    if r.is_empty() {
+        Ok(v)
+    } else {
+        Err(r.invalid(
+            r.position(),
+            "trailing bytes",
+            r.remaining() as u128,
+            "nothing after the value",
+        ))
     }
 }
 
@@ -391,8 +468,25 @@ impl FieldHashes {
 }
 
 macro_rules! impl_int {
-    ($($t:ty => $w:ident as $as:ty, $ww:ident as $wt:ty),* $(,)?) => {$(
+    ($($t:ty => $w:ident as $as:ty, $ww:ident as $wt:ty, $r:ident, $dec:expr),* $(,)?) => {$(
         impl StateHash for $t {
+            const ENCODABLE: bool = true;
+            #[inline]
+            fn encode_state(&self, out: &mut StateWriter<'_>) {
+                #[allow(clippy::cast_sign_loss, clippy::cast_possible_wrap, reason = "bit-preserving reinterpretation at the declared width")]
+                out.$w(*self as $as);
+            }
+            fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+                let at = input.position();
+                let raw = input.$r()?;
+                let dec: fn($as) -> Option<$t> = $dec;
+                dec(raw).ok_or_else(|| {
+                    input.invalid(at, stringify!($t), u128::from(raw), "a value that fits the platform's pointer width")
+                })
+            }
+            fn hash_layout(hasher: &mut StateHasher) {
+                hasher.write_bytes(stringify!($t).as_bytes());
+            }
             #[inline]
             fn hash_state(&self, hasher: &mut StateHasher) {
                 #[allow(clippy::cast_sign_loss, clippy::cast_possible_wrap, reason = "bit-preserving reinterpretation at the declared width")]
@@ -408,21 +502,37 @@ macro_rules! impl_int {
 }
 
 impl_int!(
-    u8 => write_u8 as u8, write_u32 as u32,
-    u16 => write_u16 as u16, write_u32 as u32,
-    u32 => write_u32 as u32, write_u32 as u32,
-    u64 => write_u64 as u64, write_u64 as u64,
-    u128 => write_u128 as u128, write_u128 as u128,
-    usize => write_u64 as u64, write_u64 as u64,
-    i8 => write_u8 as u8, write_u32 as u32,
-    i16 => write_u16 as u16, write_u32 as u32,
-    i32 => write_u32 as u32, write_u32 as u32,
-    i64 => write_u64 as u64, write_u64 as u64,
-    i128 => write_u128 as u128, write_u128 as u128,
-    isize => write_u64 as u64, write_u64 as u64,
+    u8 => write_u8 as u8, write_u32 as u32, read_u8, |v| Some(v),
+    u16 => write_u16 as u16, write_u32 as u32, read_u16, |v| Some(v),
+    u32 => write_u32 as u32, write_u32 as u32, read_u32, |v| Some(v),
+    u64 => write_u64 as u64, write_u64 as u64, read_u64, |v| Some(v),
+    u128 => write_u128 as u128, write_u128 as u128, read_u128, |v| Some(v),
+    usize => write_u64 as u64, write_u64 as u64, read_u64, |v| usize::try_from(v).ok(),
+    i8 => write_u8 as u8, write_u32 as u32, read_u8, |v| Some(v.cast_signed()),
+    i16 => write_u16 as u16, write_u32 as u32, read_u16, |v| Some(v.cast_signed()),
+    i32 => write_u32 as u32, write_u32 as u32, read_u32, |v| Some(v.cast_signed()),
+    i64 => write_u64 as u64, write_u64 as u64, read_u64, |v| Some(v.cast_signed()),
+    i128 => write_u128 as u128, write_u128 as u128, read_u128, |v| Some(v.cast_signed()),
+    isize => write_u64 as u64, write_u64 as u64, read_u64, |v| isize::try_from(v.cast_signed()).ok(),
 );
 
 impl StateHash for bool {
+    const ENCODABLE: bool = true;
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        out.write_u8(u8::from(*self));
+    }
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        let at = input.position();
+        match input.read_u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(input.invalid(at, "bool", u128::from(v), "0 or 1")),
+        }
+    }
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"bool");
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.write_u8(u8::from(*self));
@@ -434,6 +544,20 @@ impl StateHash for bool {
 }
 
 impl StateHash for char {
+    const ENCODABLE: bool = true;
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        out.write_u32(u32::from(*self));
+    }
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        let at = input.position();
+        let v = input.read_u32()?;
+        char::from_u32(v)
+            .ok_or_else(|| input.invalid(at, "char", u128::from(v), "a Unicode scalar value"))
+    }
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"char");
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.write_u32(u32::from(*self));
@@ -445,6 +569,13 @@ impl StateHash for char {
 }
 
 impl StateHash for () {
+    const ENCODABLE: bool = true;
+    fn decode_state(_input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        Ok(())
+    }
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"()");
+    }
     #[inline]
     fn hash_state(&self, _hasher: &mut StateHasher) {}
     #[inline]
@@ -452,6 +583,17 @@ impl StateHash for () {
 }
 
 impl StateHash for Fpx16_16 {
+    const ENCODABLE: bool = true;
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        out.write_u32(self.to_hash_bits());
+    }
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        Ok(Fpx16_16::from_raw(input.read_u32()?.cast_signed()))
+    }
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"Fpx16_16");
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.write_u32(self.to_hash_bits());
@@ -463,6 +605,17 @@ impl StateHash for Fpx16_16 {
 }
 
 impl StateHash for Fp32Pinned {
+    const ENCODABLE: bool = true;
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        out.write_u32(self.to_hash_bits());
+    }
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        Ok(Fp32Pinned::from_bits(input.read_u32()?))
+    }
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"Fp32Pinned");
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.write_u32(self.to_hash_bits());
@@ -474,6 +627,24 @@ impl StateHash for Fp32Pinned {
 }
 
 impl<S: StateHash> StateHash for Vec2<S> {
+    const ENCODABLE: bool = S::ENCODABLE;
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        self.x.encode_state(out);
+        self.y.encode_state(out);
+    }
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        let x = S::decode_state(input)?;
+        Ok(Vec2 {
+            x,
+            y: S::decode_state(input)?,
+        })
+    }
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"Vec2<");
+        S::hash_layout(hasher);
+        hasher.write_bytes(b">");
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         self.x.hash_state(hasher);
@@ -492,6 +663,27 @@ impl<S: StateHash> StateHash for Vec2<S> {
 }
 
 impl<S: StateHash> StateHash for Vec3<S> {
+    const ENCODABLE: bool = S::ENCODABLE;
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        self.x.encode_state(out);
+        self.y.encode_state(out);
+        self.z.encode_state(out);
+    }
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        let x = S::decode_state(input)?;
+        let y = S::decode_state(input)?;
+        Ok(Vec3 {
+            x,
+            y,
+            z: S::decode_state(input)?,
+        })
+    }
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"Vec3<");
+        S::hash_layout(hasher);
+        hasher.write_bytes(b">");
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         self.x.hash_state(hasher);
@@ -513,6 +705,29 @@ impl<S: StateHash> StateHash for Vec3<S> {
 }
 
 impl<T: StateHash, const N: usize> StateHash for [T; N] {
+    const ENCODABLE: bool = T::ENCODABLE;
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        for v in self {
+            v.encode_state(out);
+        }
+    }
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        let mut values = Vec::with_capacity(N.min(input.remaining()));
+        for _ in 0..N {
+            values.push(T::decode_state(input)?);
+        }
+        Ok(values
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("N values were decoded")))
+    }
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"[");
+        T::hash_layout(hasher);
+        hasher.write_bytes(b";");
+        hasher.write_u64(N as u64);
+        hasher.write_bytes(b"]");
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         for v in self {
@@ -528,6 +743,13 @@ impl<T: StateHash, const N: usize> StateHash for [T; N] {
 }
 
 impl<T: StateHash> StateHash for [T] {
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        out.write_u64(self.len() as u64);
+        for v in self {
+            v.encode_state(out);
+        }
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         (self.len() as u64).hash_state(hasher);
@@ -545,6 +767,24 @@ impl<T: StateHash> StateHash for [T] {
 }
 
 impl<T: StateHash> StateHash for Vec<T> {
+    const ENCODABLE: bool = T::ENCODABLE;
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        self.as_slice().encode_state(out);
+    }
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        let n = input.read_len("Vec length")?;
+        let mut values = Vec::with_capacity(n);
+        for _ in 0..n {
+            values.push(T::decode_state(input)?);
+        }
+        Ok(values)
+    }
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"Vec<");
+        T::hash_layout(hasher);
+        hasher.write_bytes(b">");
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         self.as_slice().hash_state(hasher);
@@ -555,6 +795,8 @@ impl<T: StateHash> StateHash for Vec<T> {
     }
 }
 
+// Boxed values (sized or not) hash as their contents but are not
+// encodable: an encoded snapshot names the type (store the value itself).
 impl<T: StateHash + ?Sized> StateHash for Box<T> {
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
@@ -571,6 +813,10 @@ impl<T: StateHash + ?Sized> StateHash for Box<T> {
 
 impl<T: StateHash + ?Sized> StateHash for &T {
     #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        (**self).encode_state(out);
+    }
+    #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         (**self).hash_state(hasher);
     }
@@ -584,6 +830,30 @@ impl<T: StateHash + ?Sized> StateHash for &T {
 }
 
 impl<T: StateHash> StateHash for Option<T> {
+    const ENCODABLE: bool = T::ENCODABLE;
+    #[inline]
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        match self {
+            None => out.write_u8(0),
+            Some(v) => {
+                out.write_u8(1);
+                v.encode_state(out);
+            }
+        }
+    }
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        let at = input.position();
+        match input.read_u8()? {
+            0 => Ok(None),
+            1 => T::decode_state(input).map(Some),
+            v => Err(input.invalid(at, "Option tag", u128::from(v), "0 (None) or 1 (Some)")),
+        }
+    }
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"Option<");
+        T::hash_layout(hasher);
+        hasher.write_bytes(b">");
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         match self {
@@ -609,6 +879,19 @@ impl<T: StateHash> StateHash for Option<T> {
 macro_rules! impl_tuple {
     ($($name:ident . $idx:tt),+) => {
         impl<$($name: StateHash),+> StateHash for ($($name,)+) {
+            const ENCODABLE: bool = true $(&& $name::ENCODABLE)+;
+            #[inline]
+            fn encode_state(&self, out: &mut StateWriter<'_>) {
+                $(self.$idx.encode_state(out);)+
+            }
+            fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+                Ok(($($name::decode_state(input)?,)+))
+            }
+            fn hash_layout(hasher: &mut StateHasher) {
+                hasher.write_bytes(b"(");
+                $($name::hash_layout(hasher); hasher.write_bytes(b",");)+
+                hasher.write_bytes(b")");
+            }
             #[inline]
             fn hash_state(&self, hasher: &mut StateHasher) {
                 $(self.$idx.hash_state(hasher);)+

@@ -1,0 +1,311 @@
+//! The canonical encoding as bytes: [`StateWriter`] appends the exact byte
+//! stream [`StateHash::hash_state`](super::StateHash::hash_state) feeds the
+//! hasher, and [`StateReader`] reads it back, checking every byte it is
+//! given (length, tags, ranges) — the value codec of encoded snapshots.
+//!
+//! One encoding serves both: the FNV-1a 64 of a value's
+//! [`encode_state`](super::StateHash::encode_state) bytes is its
+//! [`hash_of`](super::hash_of) (a test holds every built-in and derived
+//! impl to it), so a decoded value hashes as the one that was encoded.
+
+use std::fmt;
+
+/// Appends a value's canonical encoding (little-endian integers at their
+/// declared width, the module docs of [`StateHash`](super::StateHash)) to
+/// a byte buffer.
+///
+/// ```
+/// use laige_sim::{StateHash, StateWriter, hash_of};
+/// let mut bytes = Vec::new();
+/// (7_u16, Some(true)).encode_state(&mut StateWriter::new(&mut bytes));
+/// assert_eq!(bytes, [7, 0, 1, 1]);
+/// let mut fnv = laige_sim::StateHasher::default();
+/// fnv.write_bytes(&bytes);
+/// assert_eq!(fnv.finish(), hash_of(&(7_u16, Some(true))));
+/// ```
+#[derive(Debug)]
+pub struct StateWriter<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+impl<'a> StateWriter<'a> {
+    /// A writer appending to `out` (its contents are kept).
+    pub fn new(out: &'a mut Vec<u8>) -> Self {
+        Self { out }
+    }
+
+    /// Appends raw bytes.
+    #[inline]
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+
+    /// Appends one byte.
+    #[inline]
+    pub fn write_u8(&mut self, v: u8) {
+        self.out.push(v);
+    }
+
+    /// Appends a `u16`, little-endian.
+    #[inline]
+    pub fn write_u16(&mut self, v: u16) {
+        self.write_bytes(&v.to_le_bytes());
+    }
+
+    /// Appends a `u32`, little-endian.
+    #[inline]
+    pub fn write_u32(&mut self, v: u32) {
+        self.write_bytes(&v.to_le_bytes());
+    }
+
+    /// Appends a `u64`, little-endian.
+    #[inline]
+    pub fn write_u64(&mut self, v: u64) {
+        self.write_bytes(&v.to_le_bytes());
+    }
+
+    /// Appends a `u128`, little-endian.
+    #[inline]
+    pub fn write_u128(&mut self, v: u128) {
+        self.write_bytes(&v.to_le_bytes());
+    }
+
+    /// The bytes written so far, with what the buffer held before.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        self.out
+    }
+}
+
+/// Why bytes do not decode: where (the byte offset in the reader's input)
+/// and what was wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Byte offset of the value that failed, from the start of the
+    /// reader's input.
+    pub offset: usize,
+    /// What was wrong there.
+    pub kind: DecodeErrorKind,
+}
+
+/// What a [`DecodeError`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeErrorKind {
+    /// The input ended inside a value.
+    Truncated {
+        /// Bytes the value needed.
+        needed: usize,
+        /// Bytes that were left.
+        left: usize,
+    },
+    /// A value outside what its type accepts (a `bool` of 2, an enum
+    /// variant index past the last, a length longer than the input).
+    Invalid {
+        /// The value's type or role (`bool`, `enum Shape`, `Vec length`).
+        what: &'static str,
+        /// The value read.
+        value: u128,
+        /// What the type accepts.
+        accepted: &'static str,
+    },
+    /// The type has a hand-written `StateHash` without a decoder.
+    Unsupported {
+        /// The type's name.
+        type_name: &'static str,
+    },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            DecodeErrorKind::Truncated { needed, left } => write!(
+                f,
+                "truncated at byte {}: a value needs {needed} bytes, {left} left",
+                self.offset
+            ),
+            DecodeErrorKind::Invalid {
+                what,
+                value,
+                accepted,
+            } => write!(
+                f,
+                "invalid {what} at byte {}: {value}; accepted: {accepted}",
+                self.offset
+            ),
+            DecodeErrorKind::Unsupported { type_name } => write!(
+                f,
+                "{type_name} cannot be decoded: its StateHash impl is hand-written without decode_state (derive StateHash, or implement encode_state and decode_state)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Reads a canonical encoding back, value by value, from a byte slice;
+/// every read checks that the bytes are there.
+///
+/// ```
+/// use laige_sim::{StateHash, StateReader};
+/// let mut r = StateReader::new(&[7, 0, 1, 1]);
+/// assert_eq!(<(u16, Option<bool>)>::decode_state(&mut r), Ok((7, Some(true))));
+/// assert!(r.is_empty());
+/// let mut bad = StateReader::new(&[7, 0, 1, 2]); // a bool of 2
+/// assert!(<(u16, Option<bool>)>::decode_state(&mut bad).is_err());
+/// ```
+#[derive(Clone, Debug)]
+pub struct StateReader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> StateReader<'a> {
+    /// A reader at the start of `bytes`.
+    #[must_use]
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, pos: 0 }
+    }
+
+    /// The offset of the next byte.
+    #[must_use]
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes not read yet.
+    #[must_use]
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    /// Whether every byte was read.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The next `n` bytes.
+    ///
+    /// # Errors
+    /// [`DecodeErrorKind::Truncated`] when fewer are left.
+    pub fn read_bytes(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        let left = self.remaining();
+        if n > left {
+            return Err(DecodeError {
+                offset: self.pos,
+                kind: DecodeErrorKind::Truncated { needed: n, left },
+            });
+        }
+        let out = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.read_bytes(N)?);
+        Ok(out)
+    }
+
+    /// One byte.
+    ///
+    /// # Errors
+    /// [`DecodeErrorKind::Truncated`] at the end of the input.
+    pub fn read_u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    /// A little-endian `u16`.
+    ///
+    /// # Errors
+    /// [`DecodeErrorKind::Truncated`] when fewer than 2 bytes are left.
+    pub fn read_u16(&mut self) -> Result<u16, DecodeError> {
+        self.array().map(u16::from_le_bytes)
+    }
+
+    /// A little-endian `u32`.
+    ///
+    /// # Errors
+    /// [`DecodeErrorKind::Truncated`] when fewer than 4 bytes are left.
+    pub fn read_u32(&mut self) -> Result<u32, DecodeError> {
+        self.array().map(u32::from_le_bytes)
+    }
+
+    /// A little-endian `u64`.
+    ///
+    /// # Errors
+    /// [`DecodeErrorKind::Truncated`] when fewer than 8 bytes are left.
+    pub fn read_u64(&mut self) -> Result<u64, DecodeError> {
+        self.array().map(u64::from_le_bytes)
+    }
+
+    /// A little-endian `u128`.
+    ///
+    /// # Errors
+    /// [`DecodeErrorKind::Truncated`] when fewer than 16 bytes are left.
+    pub fn read_u128(&mut self) -> Result<u128, DecodeError> {
+        self.array().map(u128::from_le_bytes)
+    }
+
+    /// A length (`u64`) that is at most the bytes left (every element
+    /// this encoding counts takes at least one byte, so a longer count
+    /// cannot be honest and is refused before anything is reserved).
+    ///
+    /// # Errors
+    /// [`DecodeErrorKind::Truncated`], or [`DecodeErrorKind::Invalid`]
+    /// (`what`) for a count past the input.
+    pub fn read_len(&mut self, what: &'static str) -> Result<usize, DecodeError> {
+        let at = self.pos;
+        let n = self.read_u64()?;
+        match usize::try_from(n) {
+            Ok(n) if n <= self.remaining() => Ok(n),
+            _ => Err(DecodeError {
+                offset: at,
+                kind: DecodeErrorKind::Invalid {
+                    what,
+                    value: u128::from(n),
+                    accepted: "a count no larger than the bytes that follow",
+                },
+            }),
+        }
+    }
+
+    /// An [`DecodeErrorKind::Invalid`] error for a value read at `offset`.
+    #[must_use]
+    pub fn invalid(
+        &self,
+        offset: usize,
+        what: &'static str,
+        value: u128,
+        accepted: &'static str,
+    ) -> DecodeError {
+        DecodeError {
+            offset,
+            kind: DecodeErrorKind::Invalid {
+                what,
+                value,
+                accepted,
+            },
+        }
+    }
+
+    /// An enum's variant index (`u32`), checked below `count`.
+    ///
+    /// # Errors
+    /// [`DecodeErrorKind::Truncated`], or [`DecodeErrorKind::Invalid`]
+    /// (`what`: the enum) for an index of no variant.
+    pub fn read_variant(&mut self, what: &'static str, count: u32) -> Result<u32, DecodeError> {
+        let at = self.pos;
+        let v = self.read_u32()?;
+        if v < count {
+            Ok(v)
+        } else {
+            Err(self.invalid(
+                at,
+                what,
+                u128::from(v),
+                "the declaration index of one of its variants",
+            ))
+        }
+    }
+}
