@@ -162,3 +162,18 @@ pub const SNAPSHOT_RING_INVALID: EventId = EventId::new("snapshot", "ring_invali
 /// `snapshot/part_invalid`: a snapshot part registered twice, or under a
 /// name another part uses (InvalidArgument; field `part`).
 pub const SNAPSHOT_PART_INVALID: EventId = EventId::new("snapshot", "part_invalid");
+/// `snapshot/bytes_corrupt`: encoded snapshot bytes that are not a
+/// snapshot of this format (bad magic, unknown version, checksum, length,
+/// truncated or out-of-range values) (Corrupt; field `bytes`, detail the
+/// byte offset and what was wrong). The world is untouched.
+pub const SNAPSHOT_BYTES_CORRUPT: EventId = EventId::new("snapshot", "bytes_corrupt");
+/// `snapshot/bytes_mismatch`: an intact encoded snapshot of another
+/// build's world: a component type, resource or part by another name or
+/// layout (InvalidArgument; field the kind, value the first differing
+/// one, accepted this world's). The world is untouched.
+pub const SNAPSHOT_BYTES_MISMATCH: EventId = EventId::new("snapshot", "bytes_mismatch");
+/// `snapshot/unencodable`: an encoded snapshot was asked of a world with a
+/// component type, hashed resource or part whose `StateHash` /
+/// `SnapshotPart` impl has no byte codec (InvalidArgument; field the kind,
+/// value its name). Nothing is written.
+pub const SNAPSHOT_UNENCODABLE: EventId = EventId::new("snapshot", "unencodable");

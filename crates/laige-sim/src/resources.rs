@@ -55,7 +55,10 @@ use std::any::{Any, TypeId, type_name};
 
 use laige_core::{Error, Result};
 
-use crate::state_hash::{FNV1A64_OFFSET, StateHash, StateHasher, hash_str};
+use crate::state_hash::{
+    DecodeError, DecodeErrorKind, FNV1A64_OFFSET, StateHash, StateHasher, StateReader, StateWriter,
+    hash_str, layout_hash,
+};
 use crate::{emit, events};
 
 /// A hashed resource's stable name, its key, its encoder and its snapshot
@@ -66,6 +69,31 @@ struct Hashed {
     hash: fn(&dyn Any, &mut StateHasher),
     save: fn(&dyn Any, &mut Option<Box<dyn Any + Send>>),
     load: fn(&mut dyn Any, &dyn Any),
+    codec: ResourceCodec,
+}
+
+/// A hashed resource type's byte codec (encoded snapshots).
+#[derive(Clone, Copy)]
+struct ResourceCodec {
+    encodable: bool,
+    layout: u64,
+    encode: fn(&dyn Any, &mut StateWriter<'_>),
+    decode: fn(&mut StateReader<'_>) -> Result<Box<dyn Any + Send>, DecodeError>,
+}
+
+impl ResourceCodec {
+    fn of<T: StateHash + Send + 'static>() -> Self {
+        Self {
+            encodable: T::ENCODABLE,
+            layout: layout_hash::<T>(),
+            encode: |value, out| {
+                if let Some(v) = value.downcast_ref::<T>() {
+                    v.encode_state(out);
+                }
+            },
+            decode: |input| Ok(Box::new(T::decode_state(input)?)),
+        }
+    }
 }
 
 struct Entry {
@@ -97,8 +125,10 @@ fn load_value<T: Clone + 'static>(value: &mut dyn Any, saved: &dyn Any) {
 
 /// One hashed resource in a snapshot: its key, its encoder and its value.
 struct SavedResource {
+    name: &'static str,
     key: u64,
     hash: fn(&dyn Any, &mut StateHasher),
+    codec: ResourceCodec,
     value: Option<Box<dyn Any + Send>>,
 }
 
@@ -190,6 +220,7 @@ impl Resources {
                 hash: hash_value::<T>,
                 save: save_value::<T>,
                 load: load_value::<T>,
+                codec: ResourceCodec::of::<T>(),
             }),
         });
         self.sort();
@@ -284,16 +315,20 @@ impl Resources {
             };
             if n == saved.slots.len() {
                 saved.slots.push(SavedResource {
+                    name: hashed.name,
                     key: hashed.key,
                     hash: hashed.hash,
+                    codec: hashed.codec,
                     value: None,
                 });
             }
             let slot = &mut saved.slots[n];
             if slot.key != hashed.key {
                 *slot = SavedResource {
+                    name: hashed.name,
                     key: hashed.key,
                     hash: hashed.hash,
+                    codec: hashed.codec,
                     value: None,
                 };
             }
@@ -317,6 +352,95 @@ impl Resources {
             h.write_u64(record.finish());
         }
         h.finish()
+    }
+
+    /// The first hashed resource whose type has no byte codec
+    /// ([`StateHash::ENCODABLE`] false): its name and type.
+    pub(crate) fn first_unencodable(&self) -> Option<(&'static str, &'static str)> {
+        self.entries.iter().find_map(|e| {
+            e.hashed
+                .as_ref()
+                .filter(|h| !h.codec.encodable)
+                .map(|h| (h.name, e.type_name))
+        })
+    }
+
+    /// Appends a saved set's bytes: the count (`u32`), then per resource
+    /// in name order its name (`u32` length + UTF-8), its type's layout
+    /// hash (`u64`) and its value's encoding. Every resource's type is
+    /// encodable (checked before, [`first_unencodable`](Self::first_unencodable)).
+    pub(crate) fn encode_saved(saved: &SavedResources, out: &mut StateWriter<'_>) {
+        out.write_u32(u32::try_from(saved.slots.len()).unwrap_or(u32::MAX));
+        for slot in &saved.slots {
+            write_name(out, slot.name);
+            out.write_u64(slot.codec.layout);
+            if let Some(v) = &slot.value {
+                (slot.codec.encode)(v.as_ref(), out);
+            }
+        }
+    }
+
+    /// Reads [`encode_saved`](Self::encode_saved)'s bytes into `saved`:
+    /// the resources must be exactly this table's hashed ones (same names,
+    /// same layouts), in name order. `self` is not changed.
+    pub(crate) fn decode_saved(
+        &self,
+        input: &mut StateReader<'_>,
+        saved: &mut SavedResources,
+    ) -> Result<(), DecodeError> {
+        let at = input.position();
+        let n = input.read_u32()? as usize;
+        let ours: Vec<(&Entry, &Hashed)> = self
+            .entries
+            .iter()
+            .filter_map(|e| e.hashed.as_ref().map(|h| (e, h)))
+            .collect();
+        if n != ours.len() {
+            return Err(mismatch(
+                at,
+                "hashed resource count",
+                n.to_string(),
+                format!("{} (this world's: {})", ours.len(), names(&ours)),
+            ));
+        }
+        saved.slots.clear();
+        for (entry, hashed) in ours {
+            let at = input.position();
+            let name = read_name(input)?;
+            if name != hashed.name {
+                return Err(mismatch(
+                    at,
+                    "hashed resource",
+                    name.to_owned(),
+                    format!(
+                        "`{}` (this world's next resource in name order)",
+                        hashed.name
+                    ),
+                ));
+            }
+            let layout_at = input.position();
+            let layout = input.read_u64()?;
+            if layout != hashed.codec.layout {
+                return Err(mismatch(
+                    layout_at,
+                    "hashed resource layout",
+                    format!("`{name}` with layout {layout:#018x}"),
+                    format!(
+                        "{:#018x}, the layout of {} in this build",
+                        hashed.codec.layout, entry.type_name
+                    ),
+                ));
+            }
+            let value = (hashed.codec.decode)(input)?;
+            saved.slots.push(SavedResource {
+                name: hashed.name,
+                key: hashed.key,
+                hash: hashed.hash,
+                codec: hashed.codec,
+                value: Some(value),
+            });
+        }
+        Ok(())
     }
 
     /// Restores every hashed resource `saved` holds (matched by name).
@@ -367,4 +491,38 @@ fn missing<T>() -> Error {
         type_name::<T>(),
         "a resource type inserted into this world (World::insert_resource / insert_hashed_resource)",
     )
+}
+
+fn names(ours: &[(&Entry, &Hashed)]) -> String {
+    let v: Vec<&str> = ours.iter().map(|(_, h)| h.name).collect();
+    format!("[{}]", v.join(", "))
+}
+
+#[cold]
+fn mismatch(offset: usize, what: &'static str, found: String, expected: String) -> DecodeError {
+    DecodeError {
+        offset,
+        kind: DecodeErrorKind::Mismatch {
+            what,
+            found,
+            expected,
+        },
+    }
+}
+
+/// A name as a `u32` byte length and its UTF-8 bytes.
+pub(crate) fn write_name(out: &mut StateWriter<'_>, name: &str) {
+    out.write_u32(u32::try_from(name.len()).unwrap_or(u32::MAX));
+    out.write_bytes(name.as_bytes());
+}
+
+/// A name written by [`write_name`] (at most 4 KiB of UTF-8).
+pub(crate) fn read_name<'a>(input: &mut StateReader<'a>) -> Result<&'a str, DecodeError> {
+    let at = input.position();
+    let n = input.read_u32()?;
+    if n > 4096 {
+        return Err(input.invalid(at, "name length", u128::from(n), "at most 4096 bytes"));
+    }
+    let bytes = input.read_bytes(n as usize)?;
+    std::str::from_utf8(bytes).map_err(|_| input.invalid(at, "name", u128::from(n), "UTF-8 text"))
 }

@@ -147,7 +147,7 @@ pub enum CoordSpace {
 /// world units, see [`CoordSpace`]). Integers keep input deterministic and
 /// replayable; 1/256 is finer than any pointer resolution, and ±8 388 607
 /// units covers every window and the whole Q16.16 world.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, crate::StateHash)]
 pub struct InputPoint {
     /// x in 1/256 units.
     pub x: i32,

@@ -65,15 +65,17 @@ use std::slice;
 
 use laige_core::{SimScalar, Vec2};
 
+use crate::StateHash;
+
 use super::event::{InputEvent, InputKind};
 use super::keys::{ButtonState, CoordSpace, InputPoint, KeyCode, MouseButton};
 
 /// 256 bits: one per key code `0..=255`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, StateHash)]
 struct KeyBits([u64; 4]);
 
 /// Down / went down / went up for one family of codes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, StateHash)]
 struct Transitions<B> {
     down: B,
     pressed: B,
@@ -148,7 +150,8 @@ impl<B: Bits> Transitions<B> {
 /// The input state of the last delivered tick (see the module docs):
 /// [`World::input_state`](crate::World::input_state), and through
 /// [`SystemContext::input`](crate::SystemContext::input) in systems.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// Its [`StateHash`] encoding is its bytes in encoded snapshots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, StateHash)]
 pub struct InputState {
     /// The tick the state is of (`None` before the first).
     tick: Option<u64>,
@@ -158,7 +161,7 @@ pub struct InputState {
     now: Snapshot,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, StateHash)]
 struct Snapshot {
     keys: Transitions<KeyBits>,
     buttons: Transitions<u64>,

@@ -29,7 +29,7 @@
 //!
 #![doc = include_str!("contract.md")]
 
-mod crc32;
+pub(crate) mod crc32;
 mod format;
 mod reader;
 mod verify;

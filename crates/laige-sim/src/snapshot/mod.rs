@@ -2,7 +2,9 @@
 //! [`SnapshotPart`], the coverage check and the difference report.
 //!
 #![doc = include_str!("contract.md")]
+#![doc = include_str!("bytes.md")]
 
+mod bytes;
 mod diff;
 mod parts;
 mod registry;
@@ -17,6 +19,7 @@ use laige_core::{Error, ErrorCode, Result};
 use crate::events;
 use crate::world::World;
 
+pub use bytes::{MAX_SNAPSHOT_BODY, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_HEADER_LEN, SNAPSHOT_MAGIC};
 pub use diff::SnapshotDifference;
 use diff::describe_entity;
 pub(crate) use parts::register_world_parts;

@@ -7,7 +7,9 @@ use std::hash::{Hash, Hasher};
 
 use crate::input::InputState;
 use crate::resources::{Resources, SavedResources};
-use crate::state_hash::{FNV1A64_OFFSET, StateHasher};
+use crate::state_hash::{
+    DecodeError, FNV1A64_OFFSET, StateHash, StateHasher, StateReader, StateWriter,
+};
 use crate::world::World;
 
 use super::SnapshotPart;
@@ -43,6 +45,24 @@ impl SnapshotPart for ResourcesPart {
     fn hash(saved: &SavedResources) -> u64 {
         Resources::hash_saved(saved)
     }
+
+    const ENCODABLE: bool = true;
+
+    fn encode(saved: &SavedResources, out: &mut StateWriter<'_>) {
+        Resources::encode_saved(saved, out);
+    }
+
+    fn decode(
+        world: &World,
+        input: &mut StateReader<'_>,
+        saved: &mut SavedResources,
+    ) -> Result<(), DecodeError> {
+        world.resources.decode_saved(input, saved)
+    }
+
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"world.resources:u32 count,(name,layout u64,value)*");
+    }
 }
 
 /// The input state of the last delivered tick (a copy).
@@ -64,6 +84,25 @@ impl SnapshotPart for InputStatePart {
         let mut h = LeHasher(StateHasher::from_state(FNV1A64_OFFSET));
         saved.hash(&mut h);
         h.0.finish()
+    }
+
+    const ENCODABLE: bool = true;
+
+    fn encode(saved: &InputState, out: &mut StateWriter<'_>) {
+        saved.encode_state(out);
+    }
+
+    fn decode(
+        _world: &World,
+        input: &mut StateReader<'_>,
+        saved: &mut InputState,
+    ) -> Result<(), DecodeError> {
+        *saved = InputState::decode_state(input)?;
+        Ok(())
+    }
+
+    fn hash_layout(hasher: &mut StateHasher) {
+        <InputState as StateHash>::hash_layout(hasher);
     }
 }
 

@@ -8,7 +8,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use hecs::{Archetype, Component, EntityBuilder};
 use laige_core::VectorUnit;
 
-use crate::state_hash::{FieldHashes, StateHash, StateHasher, WordHasher, hash_of};
+use crate::state_hash::{
+    DecodeError, DecodeErrorKind, FieldHashes, StateHash, StateHasher, StateReader, StateWriter,
+    WordHasher, hash_of, layout_hash,
+};
 use crate::world::World;
 
 /// A saved column: the values of one component type, in archetype order,
@@ -55,6 +58,39 @@ pub(crate) struct ComponentOps {
     /// The field breakdown of `saved[index]` ([`StateHash::hash_fields`]);
     /// `false` for a type without named parts.
     pub(crate) field_hashes: fn(&dyn SavedColumn, usize, &mut FieldHashes) -> bool,
+    /// `T`'s [`StateHash::ENCODABLE`].
+    pub(crate) encodable: bool,
+    /// `T`'s [`layout_hash`].
+    pub(crate) layout: u64,
+    /// Appends every value of the saved column, in order.
+    pub(crate) encode: fn(&dyn SavedColumn, &mut StateWriter<'_>),
+    /// Decodes `n` values and appends them to the saved column.
+    pub(crate) decode:
+        fn(&mut dyn SavedColumn, usize, &mut StateReader<'_>) -> Result<(), DecodeError>,
+}
+
+fn encode_column<T: Component + StateHash>(saved: &dyn SavedColumn, out: &mut StateWriter<'_>) {
+    for v in column::<T>(saved) {
+        v.encode_state(out);
+    }
+}
+
+fn decode_column<T: Component + StateHash>(
+    saved: &mut dyn SavedColumn,
+    n: usize,
+    input: &mut StateReader<'_>,
+) -> Result<(), DecodeError> {
+    let saved = saved
+        .as_any_mut()
+        .downcast_mut::<Vec<T>>()
+        .unwrap_or_else(|| unreachable!("a saved column holds its own type"));
+    // Bounded by the input: a count the bytes cannot hold is refused by
+    // the caller before this reserves anything.
+    saved.reserve(n.min(input.remaining()));
+    for _ in 0..n {
+        saved.push(T::decode_state(input)?);
+    }
+    Ok(())
 }
 
 fn column<T: 'static>(saved: &dyn SavedColumn) -> &Vec<T> {
@@ -152,6 +188,10 @@ impl ComponentOps {
             value_hash: value_hash::<T>,
             column_hash: column_hash::<T>,
             field_hashes: field_hashes::<T>,
+            encodable: T::ENCODABLE,
+            layout: layout_hash::<T>(),
+            encode: encode_column::<T>,
+            decode: decode_column::<T>,
         }
     }
 }
@@ -175,6 +215,46 @@ pub trait SnapshotPart: 'static {
     /// The deterministic hash of a saved value (the part's line in the
     /// per-type hashes).
     fn hash(saved: &Self::Saved) -> u64;
+
+    /// Whether [`encode`](Self::encode) and [`decode`](Self::decode)
+    /// implement the part's bytes in an encoded snapshot (the default:
+    /// not, and an encoded snapshot of a world with this part is refused,
+    /// naming it).
+    const ENCODABLE: bool = false;
+
+    /// Appends a saved value's bytes (little-endian, the same on every
+    /// platform; [`StateHash::encode_state`] of its fields is the usual
+    /// way). Only called where [`ENCODABLE`](Self::ENCODABLE) is `true`.
+    fn encode(saved: &Self::Saved, out: &mut StateWriter<'_>) {
+        let _ = (saved, out);
+    }
+
+    /// Reads what [`encode`](Self::encode) wrote into `saved`, checking
+    /// every byte; `world` is the world the snapshot will be loaded into
+    /// (what the part may be checked against). Nothing of `world` changes.
+    ///
+    /// # Errors
+    /// A [`DecodeError`]; the default [`DecodeErrorKind::Unsupported`].
+    fn decode(
+        world: &World,
+        input: &mut StateReader<'_>,
+        saved: &mut Self::Saved,
+    ) -> Result<(), DecodeError> {
+        let _ = (world, saved);
+        Err(DecodeError {
+            offset: input.position(),
+            kind: DecodeErrorKind::Unsupported {
+                type_name: Self::NAME,
+            },
+        })
+    }
+
+    /// Feeds a description of the bytes' layout into `hasher` (two builds
+    /// whose layouts differ refuse each other's snapshots, naming the
+    /// part); the default feeds the part's name.
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(Self::NAME.as_bytes());
+    }
 }
 
 /// The type-erased operations of one [`SnapshotPart`].
@@ -186,6 +266,11 @@ pub(crate) struct PartOps {
     pub(crate) save: fn(&World, &mut (dyn Any + Send)),
     pub(crate) load: fn(&mut World, &(dyn Any + Send)),
     pub(crate) hash: fn(&(dyn Any + Send)) -> u64,
+    pub(crate) encodable: bool,
+    pub(crate) layout: u64,
+    pub(crate) encode: fn(&(dyn Any + Send), &mut StateWriter<'_>),
+    pub(crate) decode:
+        fn(&World, &mut StateReader<'_>, &mut (dyn Any + Send)) -> Result<(), DecodeError>,
 }
 
 fn part_saved<P: SnapshotPart>(saved: &(dyn Any + Send)) -> &P::Saved {
@@ -208,6 +293,19 @@ impl PartOps {
             },
             load: |world, saved| P::load(world, part_saved::<P>(saved)),
             hash: |saved| P::hash(part_saved::<P>(saved)),
+            encodable: P::ENCODABLE,
+            layout: {
+                let mut h = StateHasher::default();
+                P::hash_layout(&mut h);
+                h.finish()
+            },
+            encode: |saved, out| P::encode(part_saved::<P>(saved), out),
+            decode: |world, input, saved| {
+                let saved = (saved as &mut dyn Any)
+                    .downcast_mut::<P::Saved>()
+                    .unwrap_or_else(|| unreachable!("a saved part holds its own type"));
+                P::decode(world, input, saved)
+            },
         }
     }
 }

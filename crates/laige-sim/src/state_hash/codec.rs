@@ -108,6 +108,16 @@ pub enum DecodeErrorKind {
         /// What the type accepts.
         accepted: &'static str,
     },
+    /// The bytes describe another build's world: a type, resource or part
+    /// by another name or layout, or another count of them.
+    Mismatch {
+        /// What differs (`component type`, `hashed resource layout`, …).
+        what: &'static str,
+        /// What the bytes hold.
+        found: String,
+        /// What this world has.
+        expected: String,
+    },
     /// The type has a hand-written `StateHash` without a decoder.
     Unsupported {
         /// The type's name.
@@ -130,6 +140,15 @@ impl fmt::Display for DecodeError {
             } => write!(
                 f,
                 "invalid {what} at byte {}: {value}; accepted: {accepted}",
+                self.offset
+            ),
+            DecodeErrorKind::Mismatch {
+                what,
+                found,
+                expected,
+            } => write!(
+                f,
+                "another build's snapshot at byte {}: {what} {found}; this world has {expected}",
                 self.offset
             ),
             DecodeErrorKind::Unsupported { type_name } => write!(

@@ -1,0 +1,533 @@
+//! Encoded snapshots: a [`WorldSnapshot`] as versioned, checksummed,
+//! little-endian bytes ([`SnapshotRing::encode`],
+//! [`SnapshotRing::decode`], and [`World::encode_snapshot`] /
+//! [`World::decode_snapshot`] for one-off use). The layout and the
+//! checks are documented in `bytes.md` (the `snapshot` module's docs).
+
+use hecs::Entity;
+use laige_core::{Error, ErrorCode, Result};
+
+use super::{SavedArchetype, SnapshotRing, WorldSnapshot};
+use crate::events;
+use crate::replay::crc32::crc32;
+use crate::resources::{read_name, write_name};
+use crate::state_hash::{DecodeError, DecodeErrorKind, StateReader, StateWriter};
+use crate::world::World;
+
+/// The first bytes of every encoded snapshot.
+pub const SNAPSHOT_MAGIC: [u8; 8] = *b"LAIGESNP";
+/// The format version this build writes and reads.
+pub const SNAPSHOT_FORMAT_VERSION: u16 = 1;
+/// Bytes before the body: magic, version, flags, body length, CRC-32.
+pub const SNAPSHOT_HEADER_LEN: usize = 24;
+/// The largest body this build accepts (1 GiB): a length field past it is
+/// refused before anything is read or reserved.
+pub const MAX_SNAPSHOT_BODY: u64 = 1 << 30;
+
+/// The layout key of a decoded snapshot: no world has this identity, so a
+/// load of it always rebuilds the entities (the archetype indices of
+/// another world mean nothing here) and leaves the world a fresh layout.
+const DECODED_LAYOUT_KEY: (u64, u64) = (u64::MAX, u64::MAX);
+
+impl SnapshotRing {
+    /// Appends the snapshot in `slot` to `out` as encoded bytes (the
+    /// format of `bytes.md`: header with a CRC-32 of the body, then the
+    /// tick, the registry's component and part names with their layout
+    /// hashes, the entity allocator, the archetype table, every column and
+    /// every part).
+    ///
+    /// # Errors
+    /// `snapshot/slot_invalid` for a slot out of range or never saved;
+    /// `snapshot/unencodable` (field `component`, `resource` or `part`)
+    /// when a registered type has no byte codec. `out` is unchanged then.
+    pub fn encode(&self, slot: usize, world: &World, out: &mut Vec<u8>) -> Result<()> {
+        self.check(world, slot)?;
+        let snap = &self.slots[slot];
+        if !snap.filled {
+            return Err(super::slot_invalid(
+                slot,
+                "a slot that holds a saved snapshot",
+            ));
+        }
+        self.check_encodable(world)?;
+        let start = out.len();
+        out.extend_from_slice(&[0; SNAPSHOT_HEADER_LEN]);
+        let mut w = StateWriter::new(out);
+        w.write_u64(snap.tick);
+        w.write_u32(len_u32(self.layout.components.len()));
+        for c in &self.layout.components {
+            write_name(&mut w, c.name);
+            w.write_u64(c.layout);
+        }
+        w.write_u32(len_u32(self.layout.parts.len()));
+        for p in &self.layout.parts {
+            write_name(&mut w, p.name);
+            w.write_u64(p.layout);
+        }
+        w.write_u64(snap.entities.len() as u64);
+        for e in &snap.entities {
+            w.write_u64(e.to_bits().get());
+        }
+        w.write_u64(snap.freelist.len() as u64);
+        for e in &snap.freelist {
+            w.write_u64(e.to_bits().get());
+        }
+        w.write_u32(len_u32(snap.archetypes.len()));
+        for a in &snap.archetypes {
+            w.write_u32(a.len);
+            w.write_u32(a.types_len);
+            for &t in types_of(snap, a) {
+                w.write_u16(t);
+            }
+        }
+        for (ops, column) in self.layout.components.iter().zip(&snap.columns) {
+            (ops.encode)(&**column, &mut w);
+        }
+        for (ops, saved) in self.layout.parts.iter().zip(&snap.parts) {
+            (ops.encode)(&**saved, &mut w);
+        }
+        let body = &out[start + SNAPSHOT_HEADER_LEN..];
+        let body_len = body.len() as u64;
+        let crc = crc32(body);
+        let header = &mut out[start..start + SNAPSHOT_HEADER_LEN];
+        header[0..8].copy_from_slice(&SNAPSHOT_MAGIC);
+        header[8..10].copy_from_slice(&SNAPSHOT_FORMAT_VERSION.to_le_bytes());
+        header[10..12].copy_from_slice(&0_u16.to_le_bytes());
+        header[12..20].copy_from_slice(&body_len.to_le_bytes());
+        header[20..24].copy_from_slice(&crc.to_le_bytes());
+        Ok(())
+    }
+
+    /// Reads encoded bytes into `slot` (the slot then holds the encoded
+    /// world's state, ready for [`load`](Self::load)). Every byte is
+    /// checked first — header, checksum, the registry against this ring's
+    /// (names and layouts), the entity allocator, every value — and the
+    /// slot is replaced only when all of it is valid.
+    ///
+    /// # Errors
+    /// `snapshot/slot_invalid`; `snapshot/bytes_corrupt` (field `bytes`:
+    /// damaged, truncated or not a snapshot of this format);
+    /// `snapshot/bytes_mismatch` (field `component`, `part` or `resource`:
+    /// another build's world, naming the first differing one). The slot
+    /// keeps what it held then.
+    pub fn decode(&mut self, slot: usize, world: &World, bytes: &[u8]) -> Result<()> {
+        self.check(world, slot)?;
+        let mut snap = WorldSnapshot::new(self.layout.clone());
+        decode_into(&mut snap, world, bytes)?;
+        self.slots[slot] = snap;
+        Ok(())
+    }
+
+    fn check_encodable(&self, world: &World) -> Result<()> {
+        if let Some(c) = self.layout.components.iter().find(|c| !c.encodable) {
+            return Err(unencodable("component", c.name));
+        }
+        if let Some(p) = self.layout.parts.iter().find(|p| !p.encodable) {
+            return Err(unencodable("part", p.name));
+        }
+        if let Some((name, type_name)) = world.resources.first_unencodable() {
+            return Err(unencodable("resource", name)
+                .with_detail(format!("the resource's type is {type_name}")));
+        }
+        Ok(())
+    }
+}
+
+impl World {
+    /// This world's state as encoded snapshot bytes, appended to `out`
+    /// ([`SnapshotRing::encode`] of a one-slot ring; a session that keeps
+    /// a ring encodes its slots instead).
+    ///
+    /// ```
+    /// use laige_core::Fpx16_16;
+    /// use laige_sim::{StateHash, World};
+    ///
+    /// #[derive(StateHash, Clone, Debug, PartialEq)]
+    /// struct Pos(Fpx16_16);
+    ///
+    /// let mut world = World::default();
+    /// world.register_hashed_as::<Pos>("game.pos")?;
+    /// world.ecs_mut().spawn((Pos(Fpx16_16::ONE),));
+    /// let mut bytes = Vec::new();
+    /// world.encode_snapshot(&mut bytes)?;
+    ///
+    /// let mut joiner = World::default();
+    /// joiner.register_hashed_as::<Pos>("game.pos")?;
+    /// joiner.decode_snapshot(&bytes)?;
+    /// assert_eq!(joiner.state_hash(), world.state_hash());
+    /// assert!(joiner.decode_snapshot(&bytes[..bytes.len() - 1]).is_err());
+    /// # Ok::<(), laige_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`SnapshotRing::save`] and [`SnapshotRing::encode`].
+    pub fn encode_snapshot(&self, out: &mut Vec<u8>) -> Result<()> {
+        let mut ring = SnapshotRing::new(self, 1)?;
+        ring.save(0, self)?;
+        ring.encode(0, self, out)
+    }
+
+    /// Replaces this world's state with the encoded snapshot's: every
+    /// byte is checked before anything changes ([`SnapshotRing::decode`]),
+    /// then it is loaded ([`SnapshotRing::load`]).
+    ///
+    /// # Errors
+    /// As [`SnapshotRing::decode`]; the world is untouched then.
+    pub fn decode_snapshot(&mut self, bytes: &[u8]) -> Result<()> {
+        let mut ring = SnapshotRing::new(self, 1)?;
+        ring.decode(0, self, bytes)?;
+        ring.load(0, self)
+    }
+}
+
+fn len_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+fn types_of<'s>(snap: &'s WorldSnapshot, a: &SavedArchetype) -> &'s [u16] {
+    &snap.archetype_types[a.types_start as usize..(a.types_start + a.types_len) as usize]
+}
+
+#[cold]
+fn unencodable(kind: &'static str, name: &str) -> Error {
+    Error::invalid_argument(
+        events::SNAPSHOT_UNENCODABLE,
+        kind,
+        name.to_owned(),
+        "a type with a byte codec (#[derive(StateHash)], or encode_state/decode_state and ENCODABLE = true in a hand-written impl; SnapshotPart::encode/decode for a part)",
+    )
+}
+
+#[cold]
+fn corrupt(e: &DecodeError) -> Error {
+    match &e.kind {
+        DecodeErrorKind::Mismatch {
+            what,
+            found,
+            expected,
+        } => Error::invalid_argument(
+            events::SNAPSHOT_BYTES_MISMATCH,
+            *what,
+            found.clone(),
+            expected.clone(),
+        )
+        .with_detail(format!(
+            "the snapshot is another build's (at byte {} of the body)",
+            e.offset
+        )),
+        _ => Error::new(ErrorCode::Corrupt, events::SNAPSHOT_BYTES_CORRUPT)
+            .with_field("bytes")
+            .with_detail(format!("{e} (offsets count from the body's start)")),
+    }
+}
+
+#[cold]
+fn header_corrupt(value: impl std::fmt::Display, accepted: &'static str) -> Error {
+    Error::new(ErrorCode::Corrupt, events::SNAPSHOT_BYTES_CORRUPT)
+        .with_field("bytes")
+        .with_value(value)
+        .with_accepted(accepted)
+}
+
+fn mismatch(offset: usize, what: &'static str, found: String, expected: String) -> DecodeError {
+    DecodeError {
+        offset,
+        kind: DecodeErrorKind::Mismatch {
+            what,
+            found,
+            expected,
+        },
+    }
+}
+
+/// The body of `bytes` after the header's checks.
+fn body(bytes: &[u8]) -> Result<&[u8]> {
+    if bytes.len() < SNAPSHOT_HEADER_LEN {
+        return Err(header_corrupt(
+            format!("{} bytes", bytes.len()),
+            "at least the 24-byte header",
+        ));
+    }
+    if bytes[0..8] != SNAPSHOT_MAGIC {
+        return Err(header_corrupt(
+            format!("magic {:02x?}", &bytes[0..8]),
+            "an encoded laige snapshot (magic `LAIGESNP`)",
+        ));
+    }
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    if version != SNAPSHOT_FORMAT_VERSION {
+        return Err(header_corrupt(
+            format!("format version {version}"),
+            "format version 1 (this build's)",
+        ));
+    }
+    let flags = u16::from_le_bytes([bytes[10], bytes[11]]);
+    if flags != 0 {
+        return Err(header_corrupt(
+            format!("flags {flags:#06x}"),
+            "flags 0 (no flag is defined in version 1)",
+        ));
+    }
+    let mut len = [0; 8];
+    len.copy_from_slice(&bytes[12..20]);
+    let len = u64::from_le_bytes(len);
+    let have = (bytes.len() - SNAPSHOT_HEADER_LEN) as u64;
+    if len > MAX_SNAPSHOT_BODY || len != have {
+        return Err(header_corrupt(
+            format!("body length {len} with {have} bytes after the header"),
+            "a body length equal to the bytes that follow, at most 1 GiB",
+        ));
+    }
+    let body = &bytes[SNAPSHOT_HEADER_LEN..];
+    let mut crc = [0; 4];
+    crc.copy_from_slice(&bytes[20..24]);
+    let crc = u32::from_le_bytes(crc);
+    let actual = crc32(body);
+    if crc != actual {
+        return Err(header_corrupt(
+            format!("body CRC-32 {actual:#010x}, header says {crc:#010x}"),
+            "an undamaged body (equal CRC-32s)",
+        ));
+    }
+    Ok(body)
+}
+
+fn decode_into(snap: &mut WorldSnapshot, world: &World, bytes: &[u8]) -> Result<()> {
+    let body = body(bytes)?;
+    let mut r = StateReader::new(body);
+    decode_body(snap, world, &mut r).map_err(|e| corrupt(&e))?;
+    if !r.is_empty() {
+        return Err(corrupt(&r.invalid(
+            r.position(),
+            "trailing bytes",
+            r.remaining() as u128,
+            "nothing after the last part",
+        )));
+    }
+    snap.layout_key = DECODED_LAYOUT_KEY;
+    snap.hashed = false;
+    snap.filled = true;
+    Ok(())
+}
+
+fn decode_body(
+    snap: &mut WorldSnapshot,
+    world: &World,
+    r: &mut StateReader<'_>,
+) -> std::result::Result<(), DecodeError> {
+    let layout = snap.layout.clone();
+    snap.tick = r.read_u64()?;
+    // The registry: the same names and layouts in the same order.
+    let ours: Vec<(&str, u64)> = layout
+        .components
+        .iter()
+        .map(|c| (c.name, c.layout))
+        .collect();
+    check_registry(r, "component type", &ours)?;
+    let ours: Vec<(&str, u64)> = layout.parts.iter().map(|p| (p.name, p.layout)).collect();
+    check_registry(r, "snapshot part", &ours)?;
+    // The entity allocator: live handles and the free list, whose ids
+    // together are exactly 0..n (hecs allocates ids densely).
+    let live = read_entities(r, "live entity count")?;
+    let free = read_entities(r, "free list length")?;
+    let total = live.len() + free.len();
+    let mut seen = vec![false; total];
+    for (i, e) in live.iter().chain(&free).enumerate() {
+        let id = e.id() as usize;
+        if id >= total || seen[id] {
+            return Err(r.invalid(
+                0,
+                if i < live.len() {
+                    "live entity id"
+                } else {
+                    "free entity id"
+                },
+                u128::from(e.id()),
+                "ids that, live and free together, are each of 0..count exactly once",
+            ));
+        }
+        seen[id] = true;
+    }
+    // The archetype table: row counts and component type indices.
+    let at = r.position();
+    let n_arch = r.read_u32()? as usize;
+    if n_arch > r.remaining() {
+        return Err(r.invalid(
+            at,
+            "archetype count",
+            n_arch as u128,
+            "a count no larger than the bytes that follow",
+        ));
+    }
+    let mut rows = 0_usize;
+    let mut counts = vec![0_usize; layout.components.len()];
+    for _ in 0..n_arch {
+        let at = r.position();
+        let len = r.read_u32()?;
+        let n_types = r.read_u32()?;
+        if len == 0 {
+            return Err(r.invalid(
+                at,
+                "archetype row count",
+                0,
+                "at least one row (empty archetypes are not saved)",
+            ));
+        }
+        if n_types as usize > layout.components.len() {
+            return Err(r.invalid(
+                at,
+                "archetype type count",
+                u128::from(n_types),
+                "at most the registered component types",
+            ));
+        }
+        let types_start = snap.archetype_types.len();
+        for _ in 0..n_types {
+            let at = r.position();
+            let t = r.read_u16()?;
+            if usize::from(t) >= layout.components.len()
+                || snap.archetype_types[types_start..].contains(&t)
+            {
+                return Err(r.invalid(
+                    at,
+                    "archetype component type index",
+                    u128::from(t),
+                    "distinct indices of registered component types",
+                ));
+            }
+            snap.archetype_types.push(t);
+            counts[usize::from(t)] += len as usize;
+        }
+        rows += len as usize;
+        snap.archetypes.push(SavedArchetype {
+            index: u32::MAX,
+            len,
+            types_start: len_u32(types_start),
+            types_len: n_types,
+        });
+    }
+    if rows != live.len() {
+        return Err(r.invalid(
+            at,
+            "archetype rows",
+            rows as u128,
+            "as many rows as live entities",
+        ));
+    }
+    snap.entities = live;
+    snap.freelist = free;
+    for ((ops, column), &n) in layout.components.iter().zip(&mut snap.columns).zip(&counts) {
+        (ops.decode)(&mut **column, n, r)?;
+    }
+    for (ops, saved) in layout.parts.iter().zip(&mut snap.parts) {
+        (ops.decode)(world, r, &mut **saved)?;
+    }
+    Ok(())
+}
+
+fn read_entities(
+    r: &mut StateReader<'_>,
+    what: &'static str,
+) -> std::result::Result<Vec<Entity>, DecodeError> {
+    let at = r.position();
+    let n = r.read_u64()?;
+    let n = usize::try_from(n)
+        .ok()
+        .filter(|&n| n <= r.remaining() / 8)
+        .ok_or_else(|| {
+            r.invalid(
+                at,
+                what,
+                u128::from(n),
+                "a count whose handles (8 bytes each) follow",
+            )
+        })?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let at = r.position();
+        let bits = r.read_u64()?;
+        let e = Entity::from_bits(bits).ok_or_else(|| {
+            r.invalid(
+                at,
+                "entity handle",
+                u128::from(bits),
+                "a hecs entity handle (generation above 0)",
+            )
+        })?;
+        out.push(e);
+    }
+    Ok(out)
+}
+
+/// Reads a registry list (count, then name and layout hash per entry) and
+/// compares it with `ours` (name order): the first name that differs — in
+/// the bytes and not here, or here and not in the bytes — or the first
+/// equal name with another layout is the error.
+fn check_registry(
+    r: &mut StateReader<'_>,
+    what: &'static str,
+    ours: &[(&str, u64)],
+) -> std::result::Result<(), DecodeError> {
+    let at = r.position();
+    let n = r.read_u32()? as usize;
+    // Each entry takes at least 12 bytes (length, layout).
+    if n > r.remaining() / 12 {
+        return Err(r.invalid(at, what, n as u128, "a count whose entries follow"));
+    }
+    let mut theirs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let at = r.position();
+        let name = read_name(r)?;
+        let l = r.read_u64()?;
+        theirs.push((at, name, l));
+    }
+    for i in 0..n.max(ours.len()) {
+        match (theirs.get(i), ours.get(i)) {
+            (Some(&(at, name, l)), Some(&(our_name, our_l))) if name == our_name => {
+                if l != our_l {
+                    return Err(mismatch(
+                        at,
+                        match what {
+                            "component type" => "component type layout",
+                            _ => "snapshot part layout",
+                        },
+                        format!("`{name}` with layout {l:#018x}"),
+                        format!("{our_l:#018x} for `{name}` in this build"),
+                    ));
+                }
+            }
+            (Some(&(at, name, _)), Some(&(our_name, _))) => {
+                let (found, expected) = if name < our_name {
+                    (
+                        format!("`{name}`"),
+                        "no such one (it is not registered here)".to_owned(),
+                    )
+                } else {
+                    (
+                        format!("no `{our_name}`"),
+                        format!("`{our_name}` registered"),
+                    )
+                };
+                return Err(mismatch(at, what, found, expected));
+            }
+            (Some(&(at, name, _)), None) => {
+                return Err(mismatch(
+                    at,
+                    what,
+                    format!("`{name}`"),
+                    "no such one (it is not registered here)".to_owned(),
+                ));
+            }
+            (None, Some(&(our_name, _))) => {
+                return Err(mismatch(
+                    at,
+                    what,
+                    format!("no `{our_name}`"),
+                    format!("`{our_name}` registered"),
+                ));
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(())
+}

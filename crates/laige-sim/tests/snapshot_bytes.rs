@@ -1,0 +1,391 @@
+//! Encoded snapshots: a world decoded from its bytes has the same state
+//! hash and the same future (entity allocator, resources, generator), on
+//! both backends; bad bytes — truncated, flipped, oversized counts,
+//! another build's layout, a type without a codec — are errors that name
+//! what is wrong and leave the world untouched.
+
+use laige_core::{ErrorCode, Fp32Pinned, Fpx16_16, SimScalar};
+use laige_sim::snapshot::{SNAPSHOT_HEADER_LEN, SnapshotRing};
+use laige_sim::workload::{self, WorkloadConfig};
+use laige_sim::{StateHash, StateHasher, SystemSchedule, World, events};
+use proptest::prelude::*;
+
+fn workload_world<S: SimScalar + StateHash>(entities: u32) -> (World, SystemSchedule) {
+    let mut world = World::default();
+    let config = WorkloadConfig {
+        entities,
+        ..WorkloadConfig::default()
+    };
+    workload::install::<S>(&mut world, &config).unwrap();
+    let schedule = world.schedule_systems();
+    (world, schedule)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, StateHash)]
+struct Life(u32);
+#[derive(Clone, Debug, PartialEq, StateHash)]
+enum Tag {
+    Plain,
+    Named { id: u32, trail: Vec<i16> },
+}
+#[derive(Clone, Copy, Debug, PartialEq, StateHash)]
+struct Score {
+    left: u32,
+    right: u32,
+}
+
+/// A world with churn (spawns, despawns, two archetypes, reused ids) and
+/// a hashed resource the system changes.
+fn churn_world() -> (World, SystemSchedule) {
+    let mut world = World::default();
+    world.register_hashed_as::<Life>("test.life").unwrap();
+    world.register_hashed_as::<Tag>("test.tag").unwrap();
+    world
+        .insert_hashed_resource("test.score", Score { left: 0, right: 0 })
+        .unwrap();
+    world
+        .register_system("churn", 0, |ctx| {
+            let tick = u32::try_from(ctx.tick()).unwrap();
+            let mut dead = [hecs::Entity::DANGLING; 8];
+            let mut n_dead = 0;
+            for (e, life) in ctx.query_mut::<(hecs::Entity, &mut Life)>() {
+                life.0 = life.0.saturating_sub(1);
+                if life.0 == 0 && n_dead < dead.len() {
+                    dead[n_dead] = e;
+                    n_dead += 1;
+                }
+            }
+            for &e in &dead[..n_dead] {
+                ctx.despawn(e)?;
+            }
+            ctx.spawn((Life(1 + tick % 7),));
+            if tick % 3 == 0 {
+                let tag = if tick % 2 == 0 {
+                    Tag::Plain
+                } else {
+                    Tag::Named {
+                        id: tick,
+                        trail: vec![-1, i16::try_from(tick % 100).unwrap()],
+                    }
+                };
+                ctx.spawn((Life(2 + tick % 5), tag));
+            }
+            let score = ctx.resource_mut::<Score>()?;
+            score.left += tick % 2;
+            score.right += 1;
+            Ok(())
+        })
+        .unwrap();
+    for i in 0..6 {
+        world.spawn((Life(1 + i),));
+    }
+    let schedule = world.schedule_systems();
+    (world, schedule)
+}
+
+fn handles(world: &World) -> Vec<u64> {
+    let mut v: Vec<u64> = world
+        .ecs()
+        .iter()
+        .map(|e| e.entity().to_bits().get())
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Encodes `source` at its tick, decodes into `fresh`, and checks both
+/// run the same `ticks` more ticks with equal hashes and handles.
+fn same_future(
+    source: &mut World,
+    schedule: &SystemSchedule,
+    fresh: &mut World,
+    fresh_schedule: &SystemSchedule,
+    ticks: u32,
+) {
+    let mut bytes = Vec::new();
+    source.encode_snapshot(&mut bytes).unwrap();
+    fresh.decode_snapshot(&bytes).unwrap();
+    assert_eq!(fresh.tick(), source.tick());
+    assert_eq!(fresh.state_hash(), source.state_hash());
+    assert_eq!(handles(fresh), handles(source));
+    for _ in 0..ticks {
+        source.run_systems(schedule).unwrap();
+        fresh.run_systems(fresh_schedule).unwrap();
+        assert_eq!(
+            fresh.state_hash(),
+            source.state_hash(),
+            "tick {}",
+            source.tick()
+        );
+        assert_eq!(handles(fresh), handles(source));
+    }
+}
+
+#[test]
+fn a_decoded_churning_world_has_the_same_hash_and_future() {
+    let (mut source, schedule) = churn_world();
+    for _ in 0..45 {
+        source.run_systems(&schedule).unwrap();
+    }
+    assert!(source.ecs().freelist().len() > 0, "the churn frees ids");
+    let (mut fresh, fresh_schedule) = churn_world();
+    same_future(&mut source, &schedule, &mut fresh, &fresh_schedule, 40);
+}
+
+fn workload_round_trip<S: SimScalar + StateHash>() {
+    let (mut source, schedule) = workload_world::<S>(300);
+    for _ in 0..30 {
+        source.run_systems(&schedule).unwrap();
+    }
+    let (mut fresh, fresh_schedule) = workload_world::<S>(300);
+    same_future(&mut source, &schedule, &mut fresh, &fresh_schedule, 30);
+}
+
+#[test]
+fn the_workload_round_trips_on_both_backends() {
+    workload_round_trip::<Fpx16_16>();
+    workload_round_trip::<Fp32Pinned>();
+}
+
+#[test]
+fn a_ring_slot_encodes_what_it_saved() {
+    let (mut world, schedule) = churn_world();
+    let mut ring = SnapshotRing::new(&world, 2).unwrap();
+    for _ in 0..20 {
+        world.run_systems(&schedule).unwrap();
+    }
+    let at_20 = ring.save_hashed(0, &world).unwrap();
+    for _ in 0..5 {
+        world.run_systems(&schedule).unwrap();
+    }
+    let mut bytes = Vec::new();
+    ring.encode(0, &world, &mut bytes).unwrap();
+    // Decoded into the other slot of the same ring, then loaded.
+    ring.decode(1, &world, &bytes).unwrap();
+    ring.load(1, &mut world).unwrap();
+    assert_eq!(world.tick(), 20);
+    assert_eq!(world.state_hash(), at_20);
+    // An empty slot does not encode.
+    let other = SnapshotRing::new(&world, 1).unwrap();
+    let err = other.encode(0, &world, &mut bytes).unwrap_err();
+    assert_eq!(err.id(), events::SNAPSHOT_SLOT_INVALID);
+}
+
+fn encoded(world: &World) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    world.encode_snapshot(&mut bytes).unwrap();
+    bytes
+}
+
+/// Recomputes the header's CRC-32 after a change of the body (to reach
+/// the checks behind the checksum).
+fn reseal(bytes: &mut [u8]) {
+    let crc = crc32(&bytes[SNAPSHOT_HEADER_LEN..]);
+    bytes[20..24].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// CRC-32 (IEEE, reflected), bit by bit: the test's own.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0_u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+fn fingerprint(world: &World) -> (u64, u64, Vec<u64>) {
+    (world.tick(), world.state_hash(), handles(world))
+}
+
+/// A churned world (the target) that a bad decode must leave as it is.
+fn target() -> World {
+    let (mut w, s) = churn_world();
+    for _ in 0..7 {
+        w.run_systems(&s).unwrap();
+    }
+    w
+}
+
+#[test]
+fn every_truncation_and_every_flipped_byte_is_refused_and_changes_nothing() {
+    let (mut source, schedule) = churn_world();
+    for _ in 0..33 {
+        source.run_systems(&schedule).unwrap();
+    }
+    let bytes = encoded(&source);
+    let mut world = target();
+    let before = fingerprint(&world);
+    for n in 0..bytes.len() {
+        let err = world.decode_snapshot(&bytes[..n]).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Corrupt, "prefix {n}: {err}");
+        assert_eq!(err.field(), Some("bytes"));
+    }
+    for i in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[i] ^= 1 << (i % 8);
+        let err = world.decode_snapshot(&bad).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Corrupt, "flip at {i}: {err}");
+    }
+    assert_eq!(fingerprint(&world), before);
+    world.decode_snapshot(&bytes).unwrap();
+    assert_eq!(world.state_hash(), source.state_hash());
+}
+
+/// Byte offset of the live-entity count in the body of a churn world's
+/// snapshot: after the tick, the two component names and the parts.
+fn find_u64(body: &[u8], value: u64) -> usize {
+    body.windows(8)
+        .position(|w| w == value.to_le_bytes())
+        .expect("the value is in the body")
+}
+
+#[test]
+fn oversized_counts_behind_a_valid_checksum_are_refused() {
+    let (mut source, schedule) = churn_world();
+    for _ in 0..12 {
+        source.run_systems(&schedule).unwrap();
+    }
+    let bytes = encoded(&source);
+    let live = source.ecs().len() as u64;
+    let mut world = target();
+    let before = fingerprint(&world);
+    let body = &bytes[SNAPSHOT_HEADER_LEN..];
+    // The first u64 equal to the live count after the registry is it.
+    let at = SNAPSHOT_HEADER_LEN + find_u64(&body[8..], live) + 8;
+    for huge in [u64::MAX, 1 << 40, live + 1_000_000] {
+        let mut bad = bytes.clone();
+        bad[at..at + 8].copy_from_slice(&huge.to_le_bytes());
+        reseal(&mut bad);
+        let err = world.decode_snapshot(&bad).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Corrupt, "{err}");
+        assert!(err.to_string().contains("live entity count"), "{err}");
+    }
+    // A body length past the limit is refused from the header alone.
+    let mut bad = bytes.clone();
+    bad[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
+    let err = world.decode_snapshot(&bad).unwrap_err();
+    assert!(err.to_string().contains("body length"), "{err}");
+    assert_eq!(fingerprint(&world), before);
+}
+
+#[test]
+fn another_builds_layout_is_refused_naming_the_first_differing_type() {
+    #[derive(Clone, Copy, Debug, PartialEq, StateHash)]
+    struct Life(u64); // widened
+    let (source, _) = churn_world();
+    let bytes = encoded(&source);
+
+    let mut other = World::default();
+    other.register_hashed_as::<Life>("test.life").unwrap();
+    other.register_hashed_as::<Tag>("test.tag").unwrap();
+    other
+        .insert_hashed_resource("test.score", Score { left: 0, right: 0 })
+        .unwrap();
+    let before = fingerprint(&other);
+    let err = other.decode_snapshot(&bytes).unwrap_err();
+    assert_eq!(err.id(), events::SNAPSHOT_BYTES_MISMATCH);
+    assert_eq!(err.field(), Some("component type layout"));
+    assert!(err.to_string().contains("test.life"), "{err}");
+
+    let mut fewer = World::default();
+    fewer.register_hashed_as::<Tag>("test.tag").unwrap();
+    let err = fewer.decode_snapshot(&bytes).unwrap_err();
+    assert_eq!(err.id(), events::SNAPSHOT_BYTES_MISMATCH);
+    assert!(err.to_string().contains("test.life"), "{err}");
+
+    let (mut renamed_res, _) = {
+        let mut w = World::default();
+        w.register_hashed_as::<self::Life>("test.life").unwrap();
+        w.register_hashed_as::<Tag>("test.tag").unwrap();
+        w.insert_hashed_resource("test.points", Score { left: 0, right: 0 })
+            .unwrap();
+        let s = w.schedule_systems();
+        (w, s)
+    };
+    let err = renamed_res.decode_snapshot(&bytes).unwrap_err();
+    assert_eq!(err.id(), events::SNAPSHOT_BYTES_MISMATCH);
+    assert_eq!(err.field(), Some("hashed resource"));
+    assert!(err.to_string().contains("test.score"), "{err}");
+    assert_eq!(fingerprint(&other), before);
+}
+
+/// A hand-written `StateHash` without a codec.
+#[derive(Clone, Copy, Debug)]
+struct Opaque(u32);
+impl StateHash for Opaque {
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        hasher.write_u32(self.0);
+    }
+}
+
+#[test]
+fn a_type_without_a_codec_is_named_and_nothing_is_written() {
+    let mut world = World::default();
+    world.register_hashed_as::<Opaque>("test.opaque").unwrap();
+    world.spawn((Opaque(3),));
+    let mut out = vec![1, 2, 3];
+    let err = world.encode_snapshot(&mut out).unwrap_err();
+    assert_eq!(err.id(), events::SNAPSHOT_UNENCODABLE);
+    assert_eq!(err.field(), Some("component"));
+    assert!(err.to_string().contains("test.opaque"), "{err}");
+    assert_eq!(out, [1, 2, 3]);
+
+    let mut world = World::default();
+    world
+        .insert_hashed_resource("test.opaque", Opaque(1))
+        .unwrap();
+    let err = world.encode_snapshot(&mut out).unwrap_err();
+    assert_eq!(err.field(), Some("resource"));
+    assert_eq!(out, [1, 2, 3]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Random damage behind a valid checksum: an error that leaves the
+    /// world as it was, or a decode whose world re-encodes to the same
+    /// bytes (the damage hit only values, which are then state).
+    #[test]
+    fn resealed_damage_never_panics_and_never_half_loads(
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+        cut in proptest::option::of(any::<prop::sample::Index>()),
+    ) {
+        let (mut source, schedule) = churn_world();
+        for _ in 0..25 {
+            source.run_systems(&schedule).unwrap();
+        }
+        let mut bad = encoded(&source);
+        for (i, v) in &edits {
+            let at = SNAPSHOT_HEADER_LEN + i.index(bad.len() - SNAPSHOT_HEADER_LEN);
+            bad[at] = *v;
+        }
+        if let Some(c) = cut {
+            let n = SNAPSHOT_HEADER_LEN + c.index(bad.len() - SNAPSHOT_HEADER_LEN);
+            bad.truncate(n);
+            let len = (n - SNAPSHOT_HEADER_LEN) as u64;
+            bad[12..20].copy_from_slice(&len.to_le_bytes());
+        }
+        reseal(&mut bad);
+        let mut world = target();
+        let before = fingerprint(&world);
+        match world.decode_snapshot(&bad) {
+            Ok(()) => {
+                prop_assert_eq!(encoded(&world), bad);
+            }
+            Err(e) => {
+                prop_assert!(
+                    e.id() == events::SNAPSHOT_BYTES_CORRUPT || e.id() == events::SNAPSHOT_BYTES_MISMATCH,
+                    "{}", e
+                );
+                prop_assert_eq!(fingerprint(&world), before);
+            }
+        }
+    }
+}
