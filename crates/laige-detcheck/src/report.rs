@@ -4,14 +4,15 @@
 //! ```text
 //! detcheck-output 1
 //! build debug_assertions=true overflow_checks=true arch=x86_64 os=linux features=sse2,fma
-//! run backend=fixed_point_16_16 platform=x86_64-linux mode=full ticks=100000 entities=99 spawned=18750 despawned=18747 final=0x… digest=0x… recording=0x… replay=verified:21 perturb=none
+//! run backend=fixed_point_16_16 platform=x86_64-linux mode=full ticks=100000 entities=99 spawned=18750 despawned=18747 final=0x… digest=0x… recording=0x… snapshots=0x… replay=verified:21 perturb=none
 //! checkpoint backend=fixed_point_16_16 tick=0 hash=0x…
 //! ```
 //!
 //! `replay=` is `verified:N` (N checkpoints reproduced), `diverged:T` (the
 //! first differing tick) or `skipped`; `perturb=` is `none` or the
 //! perturbed tick (the negative control); `recording=` hashes the replay's
-//! bytes (equal on every platform for equal runs).
+//! bytes and `snapshots=` every checkpoint's encoded snapshot bytes (each
+//! equal on every platform for equal runs).
 
 use std::fmt::Write as _;
 
@@ -121,7 +122,7 @@ pub fn run_lines(run: &RunResult, mode: &str, perturb: Option<u64>) -> String {
         ReplayOutcome::Diverged(d) => format!("diverged:{}", d.tick),
     };
     let mut out = format!(
-        "run backend={} platform={} mode={mode} ticks={} entities={} spawned={} despawned={} final={:#018x} digest={:#018x} recording={:#018x} replay={replay} perturb={}\n",
+        "run backend={} platform={} mode={mode} ticks={} entities={} spawned={} despawned={} final={:#018x} digest={:#018x} recording={:#018x} snapshots={:#018x} replay={replay} perturb={}\n",
         run.backend,
         platform(),
         run.ticks,
@@ -131,6 +132,7 @@ pub fn run_lines(run: &RunResult, mode: &str, perturb: Option<u64>) -> String {
         run.final_hash(),
         run.digest(),
         run.recording,
+        run.snapshots,
         perturb.map_or_else(|| "none".to_owned(), |t| t.to_string()),
     );
     for (tick, hash) in &run.checkpoints {
@@ -159,6 +161,7 @@ mod tests {
             checkpoints: vec![(0, 1), (10, 0xabc)],
             replay: ReplayOutcome::Verified(2),
             recording: 0x1234,
+            snapshots: 0x5678,
         };
         let text = run_lines(&run, "quick", Some(5));
         let lines: Vec<&str> = text.lines().collect();
@@ -167,7 +170,9 @@ mod tests {
         assert!(lines[0].contains(
             " mode=quick ticks=10 entities=3 spawned=2 despawned=1 final=0x0000000000000abc "
         ));
-        assert!(lines[0].ends_with(" recording=0x0000000000001234 replay=verified:2 perturb=5"));
+        assert!(lines[0].ends_with(
+            " recording=0x0000000000001234 snapshots=0x0000000000005678 replay=verified:2 perturb=5"
+        ));
         assert_eq!(
             lines[2],
             "checkpoint backend=fixed_point_16_16 tick=10 hash=0x0000000000000abc"

@@ -1,10 +1,14 @@
 //! The detcheck scenario: the reference workload plus scripted input,
 //! spawns and despawns, hashed every `checkpoint_every` ticks, recorded as
 //! a replay and verified by playing that replay back on a fresh world.
+//! At every checkpoint the live world is encoded as snapshot bytes, decoded
+//! into a fresh world, checked to hash the same, and the run goes on from
+//! the decoded world: the final hash then also proves that the byte format
+//! carries everything that shapes the future, on the target that ran it.
 
 use hecs::Entity;
 use laige_core::math::BackendVisitor;
-use laige_core::{Error, MathBackend, Result, SimScalar, Vec2};
+use laige_core::{Error, ErrorCode, MathBackend, Result, SimScalar, Vec2};
 use laige_sim::replay::{
     self, Divergence, ENGINE_VERSION, Replay, ReplayHeader, ReplayInput, ReplayRecorder,
     WorldTarget,
@@ -160,6 +164,10 @@ pub struct RunResult {
     /// little-endian on every platform, so equal runs on any two targets
     /// (of either byte order) have equal recordings.
     pub recording: u64,
+    /// FNV-1a 64 of every checkpoint's encoded snapshot bytes, in order:
+    /// the snapshot format is little-endian with fixed widths, so equal
+    /// runs on any two targets have equal snapshot bytes.
+    pub snapshots: u64,
 }
 
 impl RunResult {
@@ -218,7 +226,7 @@ fn set_up<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<World> {
 
 fn run_typed<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<RunResult> {
     let mut world = set_up::<S>(config)?;
-    let schedule = world.schedule_systems();
+    let mut schedule = world.schedule_systems();
     let interval = u32::try_from(config.checkpoint_every).unwrap_or(u32::MAX);
     let mut header = ReplayHeader::new(S::BACKEND, config.workload.seed, config.config_hash());
     header.hash_interval = interval;
@@ -231,6 +239,8 @@ fn run_typed<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<RunRes
     let mut churn = Churn::default();
     let mut checkpoints = Vec::new();
     let mut bytes = Vec::new();
+    let mut snapshot = Vec::new();
+    let mut snapshots = StateHasher::default();
     let h0 = world.state_hash();
     rec.record_hash(0, h0)?;
     checkpoints.push((0, h0));
@@ -249,6 +259,9 @@ fn run_typed<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<RunRes
             let h = world.state_hash();
             rec.record_hash(done, h)?;
             checkpoints.push((done, h));
+            world = round_trip::<S>(config, &world, h, &mut snapshot)?;
+            snapshots.write_bytes(&snapshot);
+            schedule = world.schedule_systems();
         }
     }
     let recording = rec.finish()?;
@@ -268,7 +281,33 @@ fn run_typed<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<RunRes
         checkpoints,
         replay,
         recording: bytes_hash.finish(),
+        snapshots: snapshots.finish(),
     })
+}
+
+/// Encodes `world` into `bytes`, decodes them into a fresh world set up
+/// as the scenario's, and returns it when it hashes as `world` (`hash`).
+fn round_trip<S: SimScalar + StateHash>(
+    config: &ScenarioConfig,
+    world: &World,
+    hash: u64,
+    bytes: &mut Vec<u8>,
+) -> Result<World> {
+    bytes.clear();
+    world.encode_snapshot(bytes)?;
+    let mut decoded = set_up::<S>(config)?;
+    decoded.decode_snapshot(bytes)?;
+    let back = decoded.state_hash();
+    if back != hash {
+        return Err(Error::new(ErrorCode::Failed, crate::events::SNAPSHOT_ROUND_TRIP)
+            .with_field("tick")
+            .with_value(world.tick())
+            .with_detail(format!(
+                "the world hashed {hash:#018x}; decoded from its {}-byte snapshot it hashed {back:#018x}",
+                bytes.len()
+            )));
+    }
+    Ok(decoded)
 }
 
 fn play_back<S: SimScalar + StateHash>(

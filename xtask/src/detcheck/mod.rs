@@ -761,27 +761,34 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
             });
         }
     }
-    // Equal runs on two targets recorded the same replay bytes.
+    // Equal runs on two targets recorded the same replay bytes and encoded
+    // the same snapshot bytes.
     for (k, (i, _, a)) in runs.iter().enumerate() {
         for (j, _, b) in &runs[k + 1..] {
-            if variants[*i].target.name != variants[*j].target.name
-                && a.backend == b.backend
-                && a.checkpoints == b.checkpoints
-                && a.recording != b.recording
+            if variants[*i].target.name == variants[*j].target.name
+                || a.backend != b.backend
+                || a.checkpoints != b.checkpoints
             {
-                rows.push(Row {
-                    target: variants[*j].target.name.to_owned(),
-                    build: variants[*j].build.name.to_owned(),
-                    flags: variants[*j].build.flags.to_owned(),
-                    backend: b.backend.clone(),
-                    final_hash: Some(b.final_hash),
-                    verdict: Verdict::Failed(format!(
-                        "the same run as on {} recorded different replay bytes ({:#018x} vs {:#018x})",
-                        variants[*i].label(),
-                        a.recording,
-                        b.recording
-                    )),
-                });
+                continue;
+            }
+            let differs = [
+                ("replay", a.recording, b.recording),
+                ("snapshot", a.snapshots, b.snapshots),
+            ];
+            for (what, x, y) in differs {
+                if x != y {
+                    rows.push(Row {
+                        target: variants[*j].target.name.to_owned(),
+                        build: variants[*j].build.name.to_owned(),
+                        flags: variants[*j].build.flags.to_owned(),
+                        backend: b.backend.clone(),
+                        final_hash: Some(b.final_hash),
+                        verdict: Verdict::Failed(format!(
+                            "the same run as on {} encoded different {what} bytes ({x:#018x} vs {y:#018x})",
+                            variants[*i].label(),
+                        )),
+                    });
+                }
             }
         }
     }

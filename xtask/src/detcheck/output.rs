@@ -30,6 +30,8 @@ pub struct RunLine {
     pub digest: u64,
     /// The hash of the recorded replay's bytes.
     pub recording: u64,
+    /// The hash of every checkpoint's encoded snapshot bytes.
+    pub snapshots: u64,
     pub replay: ReplayField,
     pub perturb: Option<u64>,
     pub checkpoints: Vec<(u64, u64)>,
@@ -111,6 +113,7 @@ pub fn parse(text: &str) -> anyhow::Result<Output> {
                     final_hash: parse_hex(get(line, "final")?)?,
                     digest: parse_hex(get(line, "digest")?)?,
                     recording: parse_hex(get(line, "recording")?)?,
+                    snapshots: parse_hex(get(line, "snapshots")?)?,
                     replay,
                     perturb,
                     checkpoints: Vec::new(),

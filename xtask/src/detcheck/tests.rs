@@ -8,7 +8,7 @@ use crate::run::root;
 
 const SAMPLE: &str = "detcheck-output 1
 build debug_assertions=true overflow_checks=true arch=x86_64 os=linux features=sse2
-run backend=fixed_point_16_16 platform=x86_64-linux mode=quick ticks=20 entities=9 spawned=3 despawned=2 final=0x0000000000000003 digest=0x0000000000000000 recording=0x0000000000000009 replay=verified:3 perturb=none
+run backend=fixed_point_16_16 platform=x86_64-linux mode=quick ticks=20 entities=9 spawned=3 despawned=2 final=0x0000000000000003 digest=0x0000000000000000 recording=0x0000000000000009 snapshots=0x000000000000000a replay=verified:3 perturb=none
 checkpoint backend=fixed_point_16_16 tick=0 hash=0x0000000000000001
 checkpoint backend=fixed_point_16_16 tick=10 hash=0x0000000000000002
 checkpoint backend=fixed_point_16_16 tick=20 hash=0x0000000000000003
@@ -23,6 +23,7 @@ fn run(backend: &str, checkpoints: &[(u64, u64)]) -> RunLine {
         final_hash: checkpoints.last().map_or(0, |c| c.1),
         digest: 0,
         recording: 9,
+        snapshots: 10,
         replay: ReplayField::Verified(checkpoints.len() as u64),
         perturb: None,
         checkpoints: checkpoints.to_vec(),
@@ -613,6 +614,7 @@ fn run_line(
         final_hash: last.1,
         digest: 0,
         recording: last.1,
+        snapshots: last.1,
         replay,
         perturb,
         checkpoints,
@@ -915,4 +917,34 @@ fn blessing_refuses_a_control_that_is_missed_against_the_blessed_answers() {
         e.starts_with("not blessing: x86_64-unknown-linux-gnu control (release, nudged at 50000) / fixed_point_16_16: CONTROL MISSED"),
         "{e}"
     );
+}
+
+#[test]
+fn equal_runs_with_other_snapshot_bytes_fail_naming_the_target() {
+    let (_, text) = committed();
+    let mut m = synthetic(committed_world);
+    let s390x = m
+        .done
+        .iter_mut()
+        .find(|d| {
+            d.kind == super::Kind::Scenario
+                && m.variants[d.variant].target.triple == Some("s390x-unknown-linux-gnu")
+        })
+        .unwrap();
+    let run = &mut s390x.result.as_mut().unwrap().runs[0];
+    run.snapshots ^= 1;
+    let backend = run.backend.clone();
+    let (rows, _) = m.bless(&text);
+    let failed: Vec<&Row> = rows.iter().filter(|r| !r.verdict.passed()).collect();
+    assert!(!failed.is_empty(), "{}", table(&rows));
+    for r in &failed {
+        assert_eq!(r.backend, backend, "{}", table(&rows));
+        let text = format!("{:?}", r.verdict);
+        assert!(text.contains("different snapshot bytes"), "{text}");
+        assert!(
+            r.target == "s390x-unknown-linux-gnu" || text.contains("s390x"),
+            "{}",
+            table(&rows)
+        );
+    }
 }
