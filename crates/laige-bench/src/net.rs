@@ -26,11 +26,21 @@
 //! - `net.type_hash.<b>.10k.pct_of_tick`: every per-type hash of one
 //!   snapshot (what a desync report exchanges per confirmed tick) as a
 //!   share of one tick of the workload, the two measured interleaved.
+//! - `net.snapshot_bytes.<b>.10k.{encode,decode,decode_load,copy}_us`: a
+//!   saved slot encoded as snapshot bytes into a reused buffer
+//!   (`SnapshotRing::encode`), those bytes decoded into a slot
+//!   (`SnapshotRing::decode`, every byte checked), decoded and loaded into
+//!   a world (`World::decode_snapshot`: what a joining peer does once), and
+//!   the plain copy of the component columns, interleaved;
+//!   `encode_vs_copy` / `decode_vs_copy` are the ratios, `bytes_per_entity`
+//!   the encoded size over the entity count; `{encode,decode}_lz4_us`,
+//!   `lz4_bytes_per_entity` and `lz4_ratio` the same with
+//!   `SnapshotCompression::Lz4` (no budget: reported).
 
 use std::hint::black_box;
 
 use laige_core::{Fp32Pinned, Fpx16_16, SimScalar};
-use laige_sim::snapshot::SnapshotRing;
+use laige_sim::snapshot::{SnapshotCompression, SnapshotRing};
 use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig};
 use laige_sim::{FNV1A64_OFFSET, StateHash, StateHasher, World};
 
@@ -51,6 +61,104 @@ pub fn run(b: &mut Bench) {
         || b.wants("net.type_hash.fp")
     {
         backend::<Fp32Pinned>(b, "fp");
+    }
+    if b.wants("net.snapshot_bytes.fx") {
+        snapshot_bytes::<Fpx16_16>(b, "fx");
+    }
+    if b.wants("net.snapshot_bytes.fp") {
+        snapshot_bytes::<Fp32Pinned>(b, "fp");
+    }
+}
+
+/// The encoded snapshot of the 10k-entity workload beside the plain copy.
+fn snapshot_bytes<S: SimScalar + StateHash>(b: &mut Bench, label: &str) {
+    let samples = b.scaled(200).max(5);
+    let w = world::<S>(10_000);
+    let mut ring = SnapshotRing::new(&w, 2).expect("ring");
+    ring.save(0, &w).expect("save");
+    let mut bytes = Vec::new();
+    ring.encode(0, &w, &mut bytes).expect("encode");
+    let mut joiner = world::<S>(10_000);
+    joiner.decode_snapshot(&bytes).expect("decode");
+    assert_eq!(joiner.state_hash(), w.state_hash(), "the bytes round-trip");
+    let mut plain = Plain::<S> {
+        pos: Vec::with_capacity(10_000),
+        prev: Vec::with_capacity(10_000),
+        vel: Vec::with_capacity(10_000),
+    };
+    let size = bytes.len();
+    let mut lz4 = Vec::new();
+    ring.encode_with(0, &w, &mut lz4, SnapshotCompression::Lz4)
+        .expect("encode");
+    let lz4_size = lz4.len();
+    let ring = std::cell::RefCell::new(ring);
+    let bytes = std::cell::RefCell::new(bytes);
+    let lz4 = std::cell::RefCell::new(lz4);
+    let joiner = std::cell::RefCell::new(joiner);
+    let stats = b.interleaved(
+        samples,
+        1,
+        &mut [
+            &mut || {
+                let mut out = bytes.borrow_mut();
+                out.clear();
+                ring.borrow()
+                    .encode(0, &w, &mut out)
+                    .map_or(0, |()| out.len())
+            },
+            &mut || {
+                let out = bytes.borrow();
+                ring.borrow_mut().decode(1, &w, &out).map_or(0, |()| 1)
+            },
+            &mut || {
+                let out = bytes.borrow();
+                joiner.borrow_mut().decode_snapshot(&out).map_or(0, |()| 1)
+            },
+            &mut || copy_out(&w, &mut plain),
+            &mut || {
+                let mut out = lz4.borrow_mut();
+                out.clear();
+                ring.borrow()
+                    .encode_with(0, &w, &mut out, SnapshotCompression::Lz4)
+                    .map_or(0, |()| out.len())
+            },
+            &mut || {
+                let out = lz4.borrow();
+                ring.borrow_mut().decode(1, &w, &out).map_or(0, |()| 1)
+            },
+        ],
+    );
+    let us: Vec<f64> = stats.iter().map(|s| s.median / 1_000.0).collect();
+    let name = format!("net.snapshot_bytes.{label}.10k");
+    for (i, what) in [
+        "encode",
+        "decode",
+        "decode_load",
+        "copy",
+        "encode_lz4",
+        "decode_lz4",
+    ]
+    .iter()
+    .enumerate()
+    {
+        b.record(&format!("{name}.{what}_us"), us[i], "us");
+    }
+    b.ratio(&format!("{name}.encode_vs_copy"), us[0], us[3]);
+    b.ratio(&format!("{name}.decode_vs_copy"), us[1], us[3]);
+    #[allow(clippy::cast_precision_loss, reason = "a size, reported")]
+    b.record(
+        &format!("{name}.bytes_per_entity"),
+        size as f64 / f64::from(w.len()),
+        "B",
+    );
+    #[allow(clippy::cast_precision_loss, reason = "a size, reported")]
+    {
+        b.record(
+            &format!("{name}.lz4_bytes_per_entity"),
+            lz4_size as f64 / f64::from(w.len()),
+            "B",
+        );
+        b.ratio(&format!("{name}.lz4_ratio"), lz4_size as f64, size as f64);
     }
 }
 

@@ -5,7 +5,9 @@
 //! what is wrong and leave the world untouched.
 
 use laige_core::{ErrorCode, Fp32Pinned, Fpx16_16, SimScalar};
-use laige_sim::snapshot::{SNAPSHOT_HEADER_LEN, SnapshotRing};
+use laige_sim::snapshot::{
+    SNAPSHOT_FLAG_LZ4, SNAPSHOT_HEADER_LEN, SnapshotCompression, SnapshotRing,
+};
 use laige_sim::workload::{self, WorkloadConfig};
 use laige_sim::{StateHash, StateHasher, SystemSchedule, World, events};
 use proptest::prelude::*;
@@ -346,8 +348,120 @@ fn a_type_without_a_codec_is_named_and_nothing_is_written() {
     assert_eq!(out, [1, 2, 3]);
 }
 
+fn compressed(world: &World) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    world
+        .encode_snapshot_with(&mut bytes, SnapshotCompression::Lz4)
+        .unwrap();
+    bytes
+}
+
+#[test]
+fn an_lz4_snapshot_is_smaller_and_decodes_to_the_same_world() {
+    let (mut source, schedule) = workload_world::<Fpx16_16>(2_000);
+    for _ in 0..20 {
+        source.run_systems(&schedule).unwrap();
+    }
+    let raw = encoded(&source);
+    let lz4 = compressed(&source);
+    assert_eq!(u16::from_le_bytes([lz4[10], lz4[11]]), SNAPSHOT_FLAG_LZ4);
+    assert_eq!(u16::from_le_bytes([raw[10], raw[11]]), 0);
+    assert!(lz4.len() < raw.len(), "{} vs {}", lz4.len(), raw.len());
+    let (mut fresh, fresh_schedule) = workload_world::<Fpx16_16>(2_000);
+    fresh.decode_snapshot(&lz4).unwrap();
+    assert_eq!(fresh.state_hash(), source.state_hash());
+    // The decoded world encodes to the same raw bytes, and runs on alike.
+    assert_eq!(encoded(&fresh), raw);
+    for _ in 0..10 {
+        source.run_systems(&schedule).unwrap();
+        fresh.run_systems(&fresh_schedule).unwrap();
+    }
+    assert_eq!(fresh.state_hash(), source.state_hash());
+}
+
+#[test]
+fn damaged_lz4_bytes_are_refused_and_change_nothing() {
+    let (mut source, schedule) = churn_world();
+    for _ in 0..30 {
+        source.run_systems(&schedule).unwrap();
+    }
+    let bytes = compressed(&source);
+    let mut world = target();
+    let before = fingerprint(&world);
+    for i in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[i] ^= 1 << (i % 8);
+        let err = world.decode_snapshot(&bad).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Corrupt, "flip at {i}: {err}");
+    }
+    // A raw length no block of this size can produce is refused before
+    // its buffer is reserved (behind a valid checksum).
+    for raw_len in [u64::MAX, 1 << 30, 1 << 29] {
+        let mut bad = bytes.clone();
+        let at = SNAPSHOT_HEADER_LEN;
+        bad[at..at + 8].copy_from_slice(&raw_len.to_le_bytes());
+        reseal(&mut bad);
+        let err = world.decode_snapshot(&bad).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Corrupt, "{err}");
+        assert!(err.to_string().contains("LZ4 raw length"), "{err}");
+    }
+    // Another raw length within the bound: the block does not fill it.
+    let mut bad = bytes.clone();
+    let at = SNAPSHOT_HEADER_LEN;
+    let stated = u64::from_le_bytes(bad[at..at + 8].try_into().unwrap());
+    bad[at..at + 8].copy_from_slice(&(stated + 1).to_le_bytes());
+    reseal(&mut bad);
+    let err = world.decode_snapshot(&bad).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Corrupt, "{err}");
+    // An undefined flag is refused.
+    let mut bad = bytes.clone();
+    bad[10] |= 2;
+    let err = world.decode_snapshot(&bad).unwrap_err();
+    assert!(err.to_string().contains("flags"), "{err}");
+    assert_eq!(fingerprint(&world), before);
+    world.decode_snapshot(&bytes).unwrap();
+    assert_eq!(world.state_hash(), source.state_hash());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Random damage inside an LZ4 body behind a valid checksum: an error
+    /// that leaves the world as it was, or a world whose raw encoding the
+    /// damaged block decompressed to.
+    #[test]
+    fn resealed_lz4_damage_never_panics_and_never_half_loads(
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+    ) {
+        let (mut source, schedule) = churn_world();
+        for _ in 0..25 {
+            source.run_systems(&schedule).unwrap();
+        }
+        let mut bad = compressed(&source);
+        for (i, v) in &edits {
+            let at = SNAPSHOT_HEADER_LEN + 8 + i.index(bad.len() - SNAPSHOT_HEADER_LEN - 8);
+            bad[at] = *v;
+        }
+        reseal(&mut bad);
+        let mut world = target();
+        let before = fingerprint(&world);
+        match world.decode_snapshot(&bad) {
+            Ok(()) => {
+                let mut again = Vec::new();
+                world.encode_snapshot_with(&mut again, SnapshotCompression::Lz4).unwrap();
+                let mut fresh = target();
+                fresh.decode_snapshot(&again).unwrap();
+                prop_assert_eq!(fresh.state_hash(), world.state_hash());
+            }
+            Err(e) => {
+                prop_assert!(
+                    e.id() == events::SNAPSHOT_BYTES_CORRUPT || e.id() == events::SNAPSHOT_BYTES_MISMATCH,
+                    "{}", e
+                );
+                prop_assert_eq!(fingerprint(&world), before);
+            }
+        }
+    }
 
     /// Random damage behind a valid checksum: an error that leaves the
     /// world as it was, or a decode whose world re-encodes to the same

@@ -24,6 +24,27 @@ pub const SNAPSHOT_HEADER_LEN: usize = 24;
 /// refused before anything is read or reserved.
 pub const MAX_SNAPSHOT_BODY: u64 = 1 << 30;
 
+/// Flag bit 0: the stored body is LZ4-compressed
+/// ([`SnapshotCompression::Lz4`]).
+pub const SNAPSHOT_FLAG_LZ4: u16 = 1;
+
+/// How an encoded snapshot's body is stored. Decoding reads either (the
+/// header's flags say which), so a peer may pick per transfer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SnapshotCompression {
+    /// The body as written: the fastest to encode and decode.
+    #[default]
+    None,
+    /// The body as an LZ4 block (`lz4_flex`) after its raw length (`u64`):
+    /// smaller for a network transfer or a file, at the cost of a
+    /// compression pass on encode and a decompression buffer on decode.
+    Lz4,
+}
+
+/// LZ4 expands at most 255 bytes of output per input byte: a raw length
+/// past that bound is refused before its buffer is reserved.
+const LZ4_MAX_RATIO: u64 = 255;
+
 /// The layout key of a decoded snapshot: no world has this identity, so a
 /// load of it always rebuilds the entities (the archetype indices of
 /// another world mean nothing here) and leaves the world a fresh layout.
@@ -41,6 +62,21 @@ impl SnapshotRing {
     /// `snapshot/unencodable` (field `component`, `resource` or `part`)
     /// when a registered type has no byte codec. `out` is unchanged then.
     pub fn encode(&self, slot: usize, world: &World, out: &mut Vec<u8>) -> Result<()> {
+        self.encode_with(slot, world, out, SnapshotCompression::None)
+    }
+
+    /// [`encode`](Self::encode), with the body stored as `compression`
+    /// says ([`decode`](Self::decode) reads either).
+    ///
+    /// # Errors
+    /// As [`encode`](Self::encode).
+    pub fn encode_with(
+        &self,
+        slot: usize,
+        world: &World,
+        out: &mut Vec<u8>,
+        compression: SnapshotCompression,
+    ) -> Result<()> {
         self.check(world, slot)?;
         let snap = &self.slots[slot];
         if !snap.filled {
@@ -86,13 +122,20 @@ impl SnapshotRing {
         for (ops, saved) in self.layout.parts.iter().zip(&snap.parts) {
             (ops.encode)(&**saved, &mut w);
         }
+        let flags = match compression {
+            SnapshotCompression::None => 0,
+            SnapshotCompression::Lz4 if compress_body(out, start + SNAPSHOT_HEADER_LEN) => {
+                SNAPSHOT_FLAG_LZ4
+            }
+            SnapshotCompression::Lz4 => 0,
+        };
         let body = &out[start + SNAPSHOT_HEADER_LEN..];
         let body_len = body.len() as u64;
         let crc = crc32(body);
         let header = &mut out[start..start + SNAPSHOT_HEADER_LEN];
         header[0..8].copy_from_slice(&SNAPSHOT_MAGIC);
         header[8..10].copy_from_slice(&SNAPSHOT_FORMAT_VERSION.to_le_bytes());
-        header[10..12].copy_from_slice(&0_u16.to_le_bytes());
+        header[10..12].copy_from_slice(&flags.to_le_bytes());
         header[12..20].copy_from_slice(&body_len.to_le_bytes());
         header[20..24].copy_from_slice(&crc.to_le_bytes());
         Ok(())
@@ -162,9 +205,22 @@ impl World {
     /// # Errors
     /// As [`SnapshotRing::save`] and [`SnapshotRing::encode`].
     pub fn encode_snapshot(&self, out: &mut Vec<u8>) -> Result<()> {
+        self.encode_snapshot_with(out, SnapshotCompression::None)
+    }
+
+    /// [`encode_snapshot`](Self::encode_snapshot), with the body stored as
+    /// `compression` says.
+    ///
+    /// # Errors
+    /// As [`encode_snapshot`](Self::encode_snapshot).
+    pub fn encode_snapshot_with(
+        &self,
+        out: &mut Vec<u8>,
+        compression: SnapshotCompression,
+    ) -> Result<()> {
         let mut ring = SnapshotRing::new(self, 1)?;
         ring.save(0, self)?;
-        ring.encode(0, self, out)
+        ring.encode_with(0, self, out, compression)
     }
 
     /// Replaces this world's state with the encoded snapshot's: every
@@ -240,8 +296,9 @@ fn mismatch(offset: usize, what: &'static str, found: String, expected: String) 
     }
 }
 
-/// The body of `bytes` after the header's checks.
-fn body(bytes: &[u8]) -> Result<&[u8]> {
+/// The stored body of `bytes` and the header's flags, after the header's
+/// checks.
+fn body(bytes: &[u8]) -> Result<(&[u8], u16)> {
     if bytes.len() < SNAPSHOT_HEADER_LEN {
         return Err(header_corrupt(
             format!("{} bytes", bytes.len()),
@@ -262,10 +319,10 @@ fn body(bytes: &[u8]) -> Result<&[u8]> {
         ));
     }
     let flags = u16::from_le_bytes([bytes[10], bytes[11]]);
-    if flags != 0 {
+    if flags & !SNAPSHOT_FLAG_LZ4 != 0 {
         return Err(header_corrupt(
             format!("flags {flags:#06x}"),
-            "flags 0 (no flag is defined in version 1)",
+            "flags 0 or 1 (bit 0: an LZ4 body; no other flag is defined in version 1)",
         ));
     }
     let mut len = [0; 8];
@@ -289,11 +346,70 @@ fn body(bytes: &[u8]) -> Result<&[u8]> {
             "an undamaged body (equal CRC-32s)",
         ));
     }
-    Ok(body)
+    Ok((body, flags))
+}
+
+/// Replaces the raw body at `out[from..]` with its raw length (`u64`) and
+/// its LZ4 block; `false` (the raw body kept as it was) should the codec
+/// refuse, which it cannot with room for the largest block it produces.
+fn compress_body(out: &mut Vec<u8>, from: usize) -> bool {
+    let raw = out.split_off(from);
+    out.extend_from_slice(&(raw.len() as u64).to_le_bytes());
+    let at = out.len();
+    out.resize(at + lz4_flex::block::get_maximum_output_size(raw.len()), 0);
+    if let Ok(n) = lz4_flex::block::compress_into(&raw, &mut out[at..]) {
+        out.truncate(at + n);
+        true
+    } else {
+        out.truncate(from);
+        out.extend_from_slice(&raw);
+        false
+    }
+}
+
+/// The raw body of an LZ4 body (its raw length, then the block), every
+/// length checked before the buffer is reserved.
+fn decompress_body(stored: &[u8]) -> Result<Vec<u8>> {
+    let Some((len, block)) = stored.split_first_chunk::<8>() else {
+        return Err(header_corrupt(
+            format!("an LZ4 body of {} bytes", stored.len()),
+            "its raw length (8 bytes) and an LZ4 block",
+        ));
+    };
+    let raw_len = u64::from_le_bytes(*len);
+    let bound = (block.len() as u64).saturating_mul(LZ4_MAX_RATIO);
+    if raw_len > MAX_SNAPSHOT_BODY || raw_len > bound {
+        return Err(header_corrupt(
+            format!(
+                "an LZ4 raw length of {raw_len} bytes from a {}-byte block",
+                block.len()
+            ),
+            "at most 1 GiB and at most 255 bytes per block byte",
+        ));
+    }
+    let mut raw = vec![0; usize::try_from(raw_len).unwrap_or(0)];
+    match lz4_flex::block::decompress_into(block, &mut raw) {
+        Ok(n) if n == raw.len() => Ok(raw),
+        Ok(n) => Err(header_corrupt(
+            format!("an LZ4 block of {n} raw bytes, header says {raw_len}"),
+            "a block that decompresses to its stated raw length",
+        )),
+        Err(e) => Err(header_corrupt(
+            format!("an LZ4 block that does not decompress ({e})"),
+            "a valid LZ4 block",
+        )),
+    }
 }
 
 fn decode_into(snap: &mut WorldSnapshot, world: &World, bytes: &[u8]) -> Result<()> {
-    let body = body(bytes)?;
+    let (stored, flags) = body(bytes)?;
+    let raw;
+    let body = if flags & SNAPSHOT_FLAG_LZ4 == 0 {
+        stored
+    } else {
+        raw = decompress_body(stored)?;
+        &raw[..]
+    };
     let mut r = StateReader::new(body);
     decode_body(snap, world, &mut r).map_err(|e| corrupt(&e))?;
     if !r.is_empty() {

@@ -19,7 +19,10 @@ use laige_core::{Error, ErrorCode, Result};
 use crate::events;
 use crate::world::World;
 
-pub use bytes::{MAX_SNAPSHOT_BODY, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_HEADER_LEN, SNAPSHOT_MAGIC};
+pub use bytes::{
+    MAX_SNAPSHOT_BODY, SNAPSHOT_FLAG_LZ4, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_HEADER_LEN,
+    SNAPSHOT_MAGIC, SnapshotCompression,
+};
 pub use diff::SnapshotDifference;
 use diff::describe_entity;
 pub(crate) use parts::register_world_parts;
@@ -157,6 +160,9 @@ pub struct SnapshotRing {
     handles: Vec<Entity>,
     free: Vec<Entity>,
     handles_key: Option<(u64, u64)>,
+    /// A rebuilding load's saved live handles in reverse spawn order (the
+    /// free list that makes each spawn yield its saved handle).
+    spawn_order: Vec<Entity>,
 }
 
 impl fmt::Debug for SnapshotRing {
@@ -212,6 +218,7 @@ impl SnapshotRing {
             handles: Vec::new(),
             free: Vec::new(),
             handles_key: None,
+            spawn_order: Vec::new(),
         })
     }
 
@@ -377,26 +384,15 @@ impl SnapshotRing {
                 }
             }
         } else {
-            ecs.clear();
-            let mut next_entity = 0_usize;
-            for a in &snap.archetypes {
-                let types = &snap.archetype_types
-                    [a.types_start as usize..(a.types_start + a.types_len) as usize];
-                for row in 0..a.len as usize {
-                    for &t in types {
-                        let t = usize::from(t);
-                        (self.layout.components[t].add_to)(
-                            &mut self.builder,
-                            &*snap.columns[t],
-                            self.cursors[t] + row,
-                        );
-                    }
-                    ecs.spawn_at(snap.entities[next_entity], self.builder.build());
-                    next_entity += 1;
-                }
-                for &t in types {
-                    self.cursors[t as usize] += a.len as usize;
-                }
+            let mut rebuild = Rebuild {
+                components: &self.layout.components,
+                builder: &mut self.builder,
+                cursors: &mut self.cursors,
+                spawn_order: &mut self.spawn_order,
+                snap,
+            };
+            if !rebuild.by_free_list(ecs) {
+                rebuild.by_handle(ecs);
             }
         }
         ecs.set_freelist(&snap.freelist);
@@ -406,6 +402,75 @@ impl SnapshotRing {
             (ops.load)(world, &**saved);
         }
         Ok(())
+    }
+}
+
+/// A load that re-spawns every saved entity, in saved archetype and row
+/// order, at its saved handle.
+struct Rebuild<'a> {
+    components: &'a [ComponentOps],
+    builder: &'a mut EntityBuilder,
+    cursors: &'a mut [usize],
+    spawn_order: &'a mut Vec<Entity>,
+    snap: &'a WorldSnapshot,
+}
+
+impl Rebuild<'_> {
+    /// Spawns every entity, in order, through `spawn`: one value per type
+    /// into the builder, then `spawn(handle, builder)`.
+    fn each(&mut self, mut spawn: impl FnMut(Entity, &mut EntityBuilder) -> bool) -> bool {
+        self.cursors.fill(0);
+        let snap = self.snap;
+        let mut next_entity = 0_usize;
+        for a in &snap.archetypes {
+            let types = &snap.archetype_types
+                [a.types_start as usize..(a.types_start + a.types_len) as usize];
+            for row in 0..a.len as usize {
+                for &t in types {
+                    let t = usize::from(t);
+                    (self.components[t].add_to)(
+                        self.builder,
+                        &*snap.columns[t],
+                        self.cursors[t] + row,
+                    );
+                }
+                if !spawn(snap.entities[next_entity], self.builder) {
+                    self.builder.clear();
+                    return false;
+                }
+                next_entity += 1;
+            }
+            for &t in types {
+                self.cursors[usize::from(t)] += a.len as usize;
+            }
+        }
+        true
+    }
+
+    /// The fast rebuild: the saved live handles, last first, become the
+    /// world's free list, so each plain spawn yields the next saved handle
+    /// (`spawn_at` would search the free list once per entity: quadratic
+    /// in the entity count). Every handle is checked; `false` (the world
+    /// cleared again) if the allocator handed out another one.
+    fn by_free_list(&mut self, ecs: &mut hecs::World) -> bool {
+        ecs.clear();
+        self.spawn_order.clear();
+        self.spawn_order.extend(self.snap.entities.iter().rev());
+        ecs.set_freelist(self.spawn_order);
+        let done = self.each(|want, builder| ecs.spawn(builder.build()) == want);
+        if !done {
+            ecs.clear();
+        }
+        done
+    }
+
+    /// The rebuild by `spawn_at` (hecs's documented way to place a handle).
+    fn by_handle(&mut self, ecs: &mut hecs::World) {
+        ecs.clear();
+        self.each(|want, builder| {
+            ecs.spawn_at(want, builder.build());
+            true
+        });
     }
 }
 
