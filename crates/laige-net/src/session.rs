@@ -343,6 +343,14 @@ impl<I: PlayerInput> NetDriver<I> {
         let save_slots = config.max_prediction.max(1) + 2;
         let ring = SnapshotRing::new(world, save_slots + 1)?;
         let local_events = InputQueue::with_capacity(world.input().capacity())?;
+        // Effects of ticks a rollback may re-simulate wait for the
+        // confirmed tick (after_tick); lockstep and spectators simulate
+        // final ticks only.
+        world.predict_effects(match &kind {
+            Kind::P2P { .. } => config.max_prediction > 0,
+            Kind::Spectator(_) => false,
+            Kind::SyncTest { .. } => true,
+        });
         Ok(Self {
             kind,
             ring,
@@ -841,7 +849,7 @@ impl<I: PlayerInput> NetDriver<I> {
     /// After a tick: the prediction depth, time sync, and the newly
     /// confirmed ticks' hashes (a state at tick `t` is final once the
     /// inputs of tick `t - 1` are confirmed).
-    fn after_tick(&mut self, world: &World) {
+    fn after_tick(&mut self, world: &mut World) {
         let current = world.tick();
         let confirmed_input = match &mut self.kind {
             Kind::P2P { session, local } => {
@@ -861,6 +869,8 @@ impl<I: PlayerInput> NetDriver<I> {
             }
         };
         let final_up_to = u64::try_from(i64::from(confirmed_input) + 1).unwrap_or(0);
+        // The effects of a tick are final with the state it made.
+        world.confirm_effects(final_up_to.min(current));
         self.stats.max_prediction_depth = self
             .stats
             .max_prediction_depth

@@ -1,7 +1,9 @@
 //! Two peers over real UDP on 127.0.0.1 (one thread each), every packet
 //! through a `FaultySocket`: 50 ms one-way latency (100 ms RTT), ±20 ms
 //! jitter, 5 % loss. Rollback for 1,200 ticks ends with identical state
-//! hashes on every confirmed tick and rollbacks; lockstep with the same
+//! hashes on every confirmed tick and rollbacks, and the presentation
+//! effects of each peer are handed over once (predicted, cancelled when a
+//! rollback removes them, confirmed once final); lockstep with the same
 //! faults agrees with no rollback; a peer that vanishes gives the other a
 //! disconnect and an orderly end.
 //!
@@ -20,7 +22,9 @@ use laige_net::{
     Advance, EXIT_DISCONNECTED, NetConfig, NetEnd, NetSession, NetStats, Seat, TickPacer,
     UdpNonBlockingSocket,
 };
-use support::{Avatar, Steer, free_port, game, player_seats, script_input};
+use support::{
+    Avatar, BumpLog, Bumps, Steer, enable_bumps, free_port, game, player_seats, script_input,
+};
 
 const RATE_HZ: usize = 120;
 
@@ -38,6 +42,9 @@ struct PeerResult {
     stats: NetStats,
     confirmed: Vec<(u64, u64)>,
     end: Option<NetEnd>,
+    /// With `Plan::effects`: what presentation saw, and the bumps the
+    /// final world's timeline emitted.
+    bumps: Option<(BumpLog, u64)>,
 }
 
 /// Runs peer `me` of two until it has confirmed `until` ticks and the
@@ -55,6 +62,8 @@ struct Plan {
     faults: bool,
     /// Where peers dump a desynced tick (`{dir}/peer{me}`).
     dump_dir: Option<std::path::PathBuf>,
+    /// Both peers emit `Bump` effects and drain them every frame.
+    effects: bool,
 }
 
 fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult {
@@ -83,6 +92,10 @@ fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult
             })
             .unwrap();
     }
+    if plan.effects {
+        enable_bumps(&mut world);
+    }
+    let mut log = BumpLog::default();
     let mut session = NetSession::<Steer>::p2p(world, config, &seats, socket).unwrap();
     if let Some(dir) = &plan.dump_dir {
         session.dump_desyncs_to(dir.join(format!("peer{me}")).to_string_lossy());
@@ -95,7 +108,11 @@ fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult
         for _ in 0..pacer.due() {
             let tick = session.world().tick();
             script_input(session.world_mut(), u8::try_from(me).unwrap(), tick);
-            if session.advance().unwrap() == Advance::Ended {
+            let advanced = session.advance().unwrap();
+            if plan.effects {
+                log.drain(session.world_mut());
+            }
+            if advanced == Advance::Ended {
                 break;
             }
         }
@@ -116,10 +133,14 @@ fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult
     if !reached {
         done.fetch_add(1, Ordering::SeqCst);
     }
+    let bumps = plan
+        .effects
+        .then(|| (log, session.world().resource::<Bumps>().unwrap().0));
     PeerResult {
         stats: session.stats(),
         confirmed: session.confirmed_hashes().to_vec(),
         end: session.into_end(),
+        bumps,
     }
 }
 
@@ -131,6 +152,7 @@ fn run_pair(config: NetConfig, until: u64, vanish_at: Option<u64>) -> [PeerResul
         diverge: None,
         faults: true,
         dump_dir: None,
+        effects: false,
     })
 }
 
@@ -178,8 +200,36 @@ fn assert_agree(results: &[PeerResult; 2], until: u64) {
 
 #[test]
 fn rollback_peers_agree_on_every_confirmed_tick_through_faults() {
-    let results = run_pair(config(12, 2), 1_200, None);
+    let results = run_plan(Plan {
+        config: config(12, 2),
+        until: 1_200,
+        vanish_at: None,
+        diverge: None,
+        faults: true,
+        dump_dir: None,
+        effects: true,
+    });
     assert_agree(&results, 1_200);
+    for r in &results {
+        let (log, emitted) = r.bumps.as_ref().unwrap();
+        // What is playing is exactly the final timeline's effects: each
+        // predicted once, the mispredicted ones cancelled, and every
+        // confirmed tick's effects confirmed once.
+        assert!(*emitted > 50, "{emitted}");
+        assert_eq!(log.predicted - log.cancelled, *emitted, "{log:?}");
+        assert_eq!(log.live.len() as u64, *emitted);
+        // The state at the last confirmed tick C is final: the effects of
+        // the ticks below C are confirmed, and only they.
+        let c = r.confirmed.last().unwrap().0;
+        assert!(c >= 1_200);
+        let due = log.live.iter().filter(|k| k.0 < c).count() as u64;
+        assert_eq!(log.confirmed, due, "confirmed below {c}: {log:?}");
+    }
+    let cancelled: u64 = results
+        .iter()
+        .map(|r| r.bumps.as_ref().unwrap().0.cancelled)
+        .sum();
+    assert!(cancelled > 0, "mispredicted steering cancels some bumps");
     let rollbacks: u64 = results.iter().map(|r| r.stats.rollbacks).sum();
     assert!(
         rollbacks > 0,
@@ -235,6 +285,7 @@ fn a_p2p_desync_ends_both_peers_naming_the_component_and_dumps_the_tick() {
         diverge: Some(60),
         faults: false,
         dump_dir: Some(dir.clone()),
+        effects: false,
     });
     let expected = compared_tick(61);
     for (me, r) in results.iter().enumerate() {
@@ -277,6 +328,7 @@ fn p2p_desync_is_detected_late_in_a_faulty_session() {
         diverge: Some(601),
         faults: true,
         dump_dir: None,
+        effects: false,
     });
     let rollbacks: u64 = results.iter().map(|r| r.stats.rollbacks).sum();
     assert!(rollbacks > 0, "{:?}", results[0].stats);

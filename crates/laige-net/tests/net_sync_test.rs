@@ -12,7 +12,7 @@ use laige_core::math::BackendVisitor;
 use laige_core::{Fpx16_16, MathBackend, SimScalar};
 use laige_net::{Advance, EXIT_DESYNC, NetConfig, NetEnd, NetSession};
 use laige_sim::StateHash;
-use support::{Avatar, Steer, game, script_input};
+use support::{Avatar, BumpLog, Bumps, Steer, enable_bumps, game, script_input};
 
 fn sync_test<S: SimScalar + StateHash>(ticks: u64) -> NetSession<Steer> {
     let world = game::<S>(500, 2);
@@ -66,6 +66,42 @@ fn inputs_reach_the_systems_in_a_sync_test() {
         .iter()
         .any(|a| a.x != 0 || a.y != 0);
     assert!(moved, "the scripted steering moved an avatar");
+}
+
+#[test]
+fn effects_are_handed_over_once_through_forced_rollbacks() {
+    let mut world = game::<Fpx16_16>(100, 2);
+    enable_bumps(&mut world);
+    let config = NetConfig {
+        players: 2,
+        max_prediction: 8,
+        ..NetConfig::default()
+    };
+    let mut session = NetSession::<Steer>::sync_test(world, config, 7).unwrap();
+    let mut log = BumpLog::default();
+    while session.world().tick() < 600 {
+        let tick = session.world().tick();
+        script_input(session.world_mut(), 0, tick);
+        script_input(session.world_mut(), 1, tick);
+        assert_eq!(session.advance().unwrap(), Advance::Ticked);
+        log.drain(session.world_mut());
+    }
+    let emitted = session.world().resource::<Bumps>().unwrap().0;
+    let stats = session.world().effect_stats::<support::Bump>().unwrap();
+    // Every tick is re-simulated 7 times, identically: each effect of the
+    // timeline is predicted once, none is cancelled, and every tick the
+    // session confirmed (all but the last 8) had its effects confirmed.
+    assert!(emitted > 50, "{emitted} bumps");
+    assert_eq!(log.predicted, emitted);
+    assert_eq!(log.cancelled, 0);
+    assert!(stats.matched >= 6 * emitted, "{stats:?}");
+    assert!(log.confirmed_below >= 590, "{log:?}");
+    let unconfirmed = log
+        .live
+        .iter()
+        .filter(|k| k.0 >= log.confirmed_below)
+        .count() as u64;
+    assert_eq!(log.confirmed + unconfirmed, emitted, "{log:?}");
 }
 
 /// A process-global counter: the non-determinism under test.

@@ -31,6 +31,17 @@ pub(crate) fn tick_dropped(dropped: u64, total_dropped: u64, max_catch_up: u32, 
 }
 
 #[cold]
+pub(crate) fn effect_dropped(limit: &'static str, dropped: u64) {
+    event!(
+        Warn,
+        events::EFFECT_DROPPED,
+        limit,
+        dropped,
+        fix = "raise the EffectConfig size it names, or drain effects every frame"
+    );
+}
+
+#[cold]
 pub(crate) fn clock_backward(reading_ns: i64, last_ns: i64) {
     event!(Warn, events::CLOCK_BACKWARD, reading_ns, last_ns);
 }

@@ -177,3 +177,16 @@ pub const SNAPSHOT_BYTES_MISMATCH: EventId = EventId::new("snapshot", "bytes_mis
 /// `SnapshotPart` impl has no byte codec (InvalidArgument; field the kind,
 /// value its name). Nothing is written.
 pub const SNAPSHOT_UNENCODABLE: EventId = EventId::new("snapshot", "unencodable");
+/// `effects/config_invalid`: an effect log size out of range
+/// (InvalidArgument; field `per_tick`, `window` or `outbox`).
+pub const EFFECTS_CONFIG_INVALID: EventId = EventId::new("effects", "config_invalid");
+/// `effects/already_enabled`: an effect type enabled twice on one world
+/// (InvalidArgument; field `effect`, value the type).
+pub const EFFECTS_ALREADY_ENABLED: EventId = EventId::new("effects", "already_enabled");
+/// `effects/not_enabled`: a system emitted an effect of a type the world
+/// did not enable (InvalidArgument; field `effect`, value the type).
+pub const EFFECTS_NOT_ENABLED: EventId = EventId::new("effects", "not_enabled");
+/// `effects/dropped` (Warn, rate-limited): an effect or an event dropped
+/// for want of room (`limit`: `per_tick`, `outbox`), or the oldest
+/// unconfirmed tick confirmed early (`window`); `dropped` the count.
+pub const EFFECT_DROPPED: EventId = EventId::new("effects", "dropped");

@@ -84,6 +84,7 @@
 // inside this crate too.
 extern crate self as laige_sim;
 
+pub mod effects;
 mod emit;
 mod entities;
 pub mod events;

@@ -266,6 +266,28 @@ impl<'w> SystemContext<'w> {
         self.name
     }
 
+    /// Emits a presentation effect of the game's type `E` (a sound, a
+    /// particle burst) from this tick: presentation receives it once,
+    /// whatever a rollback re-simulates (see [`effects`](crate::effects)).
+    ///
+    /// # Errors
+    /// `effects/not_enabled` (field `effect`, value the type) when the
+    /// world did not [`enable_effects`](crate::World::enable_effects) `E`.
+    pub fn effect<E: Copy + PartialEq + Send + 'static>(&mut self, effect: E) -> Result<()> {
+        match self.resources.get_mut::<crate::effects::EffectLog<E>>() {
+            Ok(log) => {
+                log.push(effect);
+                Ok(())
+            }
+            Err(_) => Err(Error::invalid_argument(
+                crate::events::EFFECTS_NOT_ENABLED,
+                "effect",
+                std::any::type_name::<E>(),
+                "an effect type the world enabled (World::enable_effects)",
+            )),
+        }
+    }
+
     /// The world's resource of type `T` (see
     /// [`resources`](crate::resources)).
     ///

@@ -144,6 +144,8 @@ pub struct World {
     input: InputQueue,
     pub(crate) input_state: InputState,
     pub(crate) resources: Resources,
+    /// The enabled effect types' hooks (`effects.rs`).
+    pub(crate) effect_hooks: Vec<crate::effects::EffectHooks>,
     /// What a snapshot saves (filled by the hashed registration).
     pub(crate) snapshot: SnapshotRegistry,
     /// The tick grid systems read their tick's start from
@@ -202,6 +204,7 @@ impl World {
             input: InputQueue::default(),
             input_state: InputState::default(),
             resources: Resources::default(),
+            effect_hooks: Vec::new(),
             snapshot: SnapshotRegistry::default(),
             tick_grid: DEFAULT_TICK_GRID,
         };
@@ -549,8 +552,10 @@ impl World {
         );
         if let Err((system, err)) = ran {
             self.failed_system = Some(system);
+            self.effects_abort_tick();
             return Err(err);
         }
+        self.effects_end_tick(self.tick);
         self.tick += 1;
         Ok(())
     }

@@ -761,14 +761,11 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
             });
         }
     }
-    // Equal runs on two targets recorded the same replay bytes and encoded
-    // the same snapshot bytes.
+    // Equal runs of any two builds or targets recorded the same replay
+    // bytes and encoded the same snapshot bytes.
     for (k, (i, _, a)) in runs.iter().enumerate() {
         for (j, _, b) in &runs[k + 1..] {
-            if variants[*i].target.name == variants[*j].target.name
-                || a.backend != b.backend
-                || a.checkpoints != b.checkpoints
-            {
+            if i == j || a.backend != b.backend || a.checkpoints != b.checkpoints {
                 continue;
             }
             let differs = [

@@ -123,3 +123,91 @@ pub fn player_seats(me: usize, ports: [u16; 2]) -> Vec<Seat> {
         })
         .collect()
 }
+
+/// A presentation effect of the test game: an avatar stepped onto a
+/// square whose `x + y` is a multiple of 4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bump {
+    pub tick: u64,
+    pub player: u8,
+    /// `x + 1000 y` of the square.
+    pub x: i32,
+}
+
+/// How many bumps the simulation emitted, as world state (so the current
+/// timeline's count is in the world a rollback restores).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, StateHash)]
+pub struct Bumps(pub u64);
+
+/// Enables [`Bump`] effects: a system after the steering emits one per
+/// avatar off the origin on a square whose `x + y` is a multiple of 4,
+/// counting them in the hashed [`Bumps`] resource.
+pub fn enable_bumps(world: &mut World) {
+    world
+        .enable_effects::<Bump>(laige_sim::effects::EffectConfig::default())
+        .unwrap();
+    world
+        .insert_hashed_resource("test.bumps", Bumps(0))
+        .unwrap();
+    world
+        .register_system("test/bump", 60, |ctx| {
+            let tick = ctx.tick();
+            let mut found = [(0_u8, 0_i32); 4];
+            let mut n = 0;
+            for a in ctx.query_mut::<&Avatar>() {
+                if (a.x + a.y) % 4 == 0 && (a.x, a.y) != (0, 0) && n < found.len() {
+                    found[n] = (a.player, a.x + 1000 * a.y);
+                    n += 1;
+                }
+            }
+            for &(player, x) in &found[..n] {
+                ctx.effect(Bump { tick, player, x })?;
+            }
+            ctx.resource_mut::<Bumps>()?.0 += n as u64;
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// What presentation saw of the bumps: every event drained, checked as it
+/// comes (a confirmed or cancelled effect was predicted first, none is
+/// handed over twice).
+#[derive(Debug, Default)]
+pub struct BumpLog {
+    /// Predicted and not cancelled: playing.
+    pub live: std::collections::BTreeSet<(u64, u8, i32)>,
+    pub predicted: u64,
+    pub cancelled: u64,
+    pub confirmed: u64,
+    /// Ticks below this had their effects confirmed (the highest
+    /// confirmed tick + 1).
+    pub confirmed_below: u64,
+}
+
+impl BumpLog {
+    pub fn drain(&mut self, world: &mut World) {
+        use laige_sim::effects::EffectKind;
+        world
+            .drain_effects::<Bump>(|e| {
+                let key = (e.effect.tick, e.effect.player, e.effect.x);
+                assert_eq!(e.tick, e.effect.tick, "{e:?}");
+                match e.kind {
+                    EffectKind::Predicted => {
+                        assert!(self.live.insert(key), "handed over twice: {e:?}");
+                        self.predicted += 1;
+                    }
+                    EffectKind::Cancelled => {
+                        assert!(self.live.remove(&key), "cancelled unseen: {e:?}");
+                        self.cancelled += 1;
+                    }
+                    EffectKind::Confirmed { predicted } => {
+                        assert!(predicted, "a session predicts first: {e:?}");
+                        assert!(self.live.contains(&key), "confirmed unseen: {e:?}");
+                        self.confirmed += 1;
+                        self.confirmed_below = self.confirmed_below.max(e.tick + 1);
+                    }
+                }
+            })
+            .unwrap();
+    }
+}

@@ -109,10 +109,16 @@ impl SnapshotRing {
             w.write_u64(e.to_bits().get());
         }
         w.write_u32(len_u32(snap.archetypes.len()));
+        let mut types = Vec::new();
         for a in &snap.archetypes {
             w.write_u32(a.len);
             w.write_u32(a.types_len);
-            for &t in types_of(snap, a) {
+            // Ascending: hecs orders an archetype's types by `TypeId`,
+            // which differs from build to build; the bytes do not.
+            types.clear();
+            types.extend_from_slice(types_of(snap, a));
+            types.sort_unstable();
+            for &t in &types {
                 w.write_u16(t);
             }
         }
@@ -502,13 +508,15 @@ fn decode_body(
             let at = r.position();
             let t = r.read_u16()?;
             if usize::from(t) >= layout.components.len()
-                || snap.archetype_types[types_start..].contains(&t)
+                || snap.archetype_types[types_start..]
+                    .last()
+                    .is_some_and(|&before| before >= t)
             {
                 return Err(r.invalid(
                     at,
                     "archetype component type index",
                     u128::from(t),
-                    "distinct indices of registered component types",
+                    "ascending indices of registered component types",
                 ));
             }
             snap.archetype_types.push(t);
