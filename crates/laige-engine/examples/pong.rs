@@ -18,6 +18,14 @@
 //! `SimRng`. Everything is integer or `S` arithmetic, so the run replays
 //! bit for bit.
 //!
+//! **Effects.** A paddle hit emits a `Hit` effect (`ctx.effect`); the game
+//! reads them each frame (`World::read_effects`) and lights the paddle's
+//! halo for a few frames: on `Predicted`, or on `Confirmed` of an effect
+//! not predicted before (a run without a rollback session confirms each
+//! tick as it completes), and puts it out on `Cancelled` — in a rollback
+//! session a hit that a re-simulation removes stops flashing, and one it
+//! keeps flashes once.
+//!
 //! **Controls** (with `--window`): W / S move the left paddle; Escape
 //! quits. Headless by default (what CI runs): 1200 ticks of bot against
 //! bot, then the score and the report.
@@ -83,9 +91,25 @@ fn serve<S: EngineScalar>(rng: &mut SimRng, dir: i32) -> (Vec2<S>, Vec2<S>) {
     )
 }
 
+/// A paddle hit the ball: the presentation effect (`ctx.effect`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Hit {
+    side: u8,
+}
+
+/// Frames a hit's halo stays lit.
+const FLASH_FRAMES: u32 = 12;
+
 struct Pong {
     /// The final score, read in `finish`.
     final_score: Option<Score>,
+    /// Where this game is in the hit effects.
+    hits: EffectReader,
+    /// Frames left of each paddle's halo.
+    flash: [u32; 2],
+    /// Hits shown (predicted or confirmed unpredicted) and cancelled.
+    shown: u64,
+    cancelled: u64,
 }
 
 impl Game for Pong {
@@ -97,6 +121,7 @@ impl Game for Pong {
         world.register_hashed_as::<Paddle>("pong.paddle")?;
         world.register_hashed_as::<Ball>("pong.ball")?;
         world.insert_hashed_resource("pong.score", Score::default())?;
+        world.enable_effects::<Hit>(EffectConfig::default())?;
         for (side, x) in [(0_u8, 10), (1, W - 10)] {
             let p = Vec2::new(units::<S>(x), units::<S>(H / 2));
             world.spawn((Paddle(side), Pos(p), Prev(p)));
@@ -142,6 +167,7 @@ impl Game for Pong {
                 paddles[usize::from(paddle.0)] = p.0;
             }
             let mut missed = None;
+            let mut hits = [false; 2];
             for (_, p, v) in ctx.query_mut::<(&Ball, &mut Pos<S>, &mut Vel<S>)>() {
                 p.0 += v.0;
                 if p.0.y < units(BALL / 2) || p.0.y > units(H - BALL / 2) {
@@ -160,6 +186,7 @@ impl Game for Pong {
                         v.0.x = -v.0.x;
                         // Off-center hits steer the ball.
                         v.0.y += (p.0.y - paddle.y) / units(8);
+                        hits[side] = true;
                     }
                 }
                 if p.0.x < S::ZERO {
@@ -167,6 +194,11 @@ impl Game for Pong {
                 } else if p.0.x > units(W) {
                     missed = Some(1);
                 }
+            }
+            for (side, _) in hits.iter().enumerate().filter(|(_, h)| **h) {
+                ctx.effect(Hit {
+                    side: u8::try_from(side).unwrap_or(0),
+                })?;
             }
             if let Some(side) = missed {
                 let score = ctx.resource_mut::<Score>()?;
@@ -199,8 +231,38 @@ impl Game for Pong {
         }
     }
 
+    fn on_frame<S: EngineScalar>(&mut self, world: &World, _control: &mut Control) {
+        for f in &mut self.flash {
+            *f = f.saturating_sub(1);
+        }
+        let (flash, shown, cancelled) = (&mut self.flash, &mut self.shown, &mut self.cancelled);
+        let _ = world.read_effects::<Hit>(&mut self.hits, |e| {
+            let side = usize::from(e.effect.side.min(1));
+            match e.kind {
+                EffectKind::Predicted | EffectKind::Confirmed { predicted: false } => {
+                    flash[side] = FLASH_FRAMES;
+                    *shown += 1;
+                }
+                EffectKind::Cancelled => {
+                    flash[side] = 0;
+                    *cancelled += 1;
+                }
+                EffectKind::Confirmed { predicted: true } => {}
+            }
+        });
+    }
+
     fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
         let xy = |v: Vec2<S>| [v.x.to_f32(), v.y.to_f32()];
+        // A lit halo behind a paddle that just hit the ball.
+        for (paddle, p) in world.ecs().query::<(&Paddle, &Pos<S>)>().iter() {
+            let lit = self.flash[usize::from(paddle.0.min(1))];
+            if lit > 0 {
+                let size = [10.0, PADDLE_H as f32 + 6.0];
+                let glow = lit as f32 / FLASH_FRAMES as f32;
+                frame.push(Sprite::quad(xy(p.0), size, [1.0, 0.8, 0.2, glow]));
+            }
+        }
         for (paddle, p, prev) in world
             .ecs()
             .query::<(Option<&Paddle>, &Pos<S>, &Prev<S>)>()
@@ -279,7 +341,13 @@ fn check(path: &std::path::Path) -> std::result::Result<String, String> {
 
 fn main() -> std::process::ExitCode {
     let args = screenshot::Args::parse();
-    let mut pong = Pong { final_score: None };
+    let mut pong = Pong {
+        final_score: None,
+        hits: EffectReader::default(),
+        flash: [0; 2],
+        shown: 0,
+        cancelled: 0,
+    };
     let builder = Engine::builder().game(&mut pong);
     let run = if args.window {
         let mut options = EngineOptions::default();
@@ -313,6 +381,14 @@ fn main() -> std::process::ExitCode {
     println!("{report}");
     let score = pong.final_score.unwrap_or_default();
     println!("pong: final score {} : {}", score.left, score.right);
+    println!(
+        "pong: {} paddle hits flashed, {} cancelled",
+        pong.shown, pong.cancelled
+    );
+    if report.ticks > 600 && pong.shown == 0 {
+        eprintln!("pong: no paddle hit reached presentation");
+        return std::process::ExitCode::FAILURE;
+    }
     if report.exit_code() != 0 {
         return std::process::ExitCode::from(report.exit_code());
     }

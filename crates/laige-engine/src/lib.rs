@@ -131,8 +131,8 @@ pub use laige_sim as sim;
 pub use laige_core::{
     Error, ErrorCode, Fp32Pinned, Fpx16_16, MathBackend, Result, SimScalar, Vec2,
 };
-pub use laige_sim::input;
 pub use laige_sim::{Alpha, LoopState, SimRng, StateHash, SystemContext, World};
+pub use laige_sim::{effects, input};
 
 /// The README's guide, compiled and run as a doctest (`cargo test --doc`).
 #[cfg(doctest)]

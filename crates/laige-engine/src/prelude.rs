@@ -43,6 +43,7 @@
 //! # Ok::<(), laige_engine::Error>(())
 //! ```
 
+pub use crate::effects::{EffectConfig, EffectEvent, EffectKind, EffectReader};
 pub use crate::input::{
     ButtonState, CoordSpace, InputEvent, InputKind, InputPoint, KeyCode, MouseButton, ScriptAt,
     TickInput,

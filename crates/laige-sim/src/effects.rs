@@ -21,9 +21,13 @@
 //! tick as it completes: its effects arrive once, as `Confirmed` with
 //! `predicted: false`.
 //!
-//! Presentation drains the events each frame ([`World::drain_effects`]):
-//! play on `Predicted`, and on `Confirmed { predicted: false }`; stop on
-//! `Cancelled`.
+//! Presentation reads the events each frame: from game code that sees the
+//! world shared (`&World`, as an engine's frame hooks do) through its own
+//! [`EffectReader`] ([`World::read_effects`]), or by draining them
+//! ([`World::drain_effects`]): play on `Predicted`, and on
+//! `Confirmed { predicted: false }`; stop on `Cancelled`. The events wait
+//! in a ring of [`EffectConfig::outbox`]: a reader that falls further
+//! behind misses the oldest (counted in [`EffectReader::missed`]).
 //!
 //! ```
 //! use laige_sim::effects::{EffectConfig, EffectKind};
@@ -54,11 +58,10 @@
 //! ```
 //!
 //! Nothing allocates after the log's buffers reach their configured
-//! sizes: an effect past [`EffectConfig::per_tick`] or an event past
-//! [`EffectConfig::outbox`] undrained ones is dropped, and a tick past
-//! [`EffectConfig::window`] unconfirmed ticks with effects confirms the
-//! oldest early; each is counted in [`EffectStats::dropped`] and reported
-//! (`effects/dropped`, rate-limited).
+//! sizes: an effect past [`EffectConfig::per_tick`] is dropped, and a tick
+//! past [`EffectConfig::window`] unconfirmed ticks with effects confirms
+//! the oldest early; each is counted in [`EffectStats::dropped`] and
+//! reported (`effects/dropped`, rate-limited).
 
 use std::any::TypeId;
 use std::collections::VecDeque;
@@ -104,7 +107,8 @@ pub struct EffectConfig {
     /// Unconfirmed ticks with effects the log remembers (1..=4 096;
     /// default 128): at least the session's prediction window.
     pub window: usize,
-    /// Events waiting to be drained (1..=1 048 576; default 4 096).
+    /// Events kept for readers (1..=1 048 576; default 4 096): a ring
+    /// whose oldest event a new one replaces.
     pub outbox: usize,
 }
 
@@ -132,12 +136,7 @@ impl EffectConfig {
                 "1..=65536 effects per tick",
             ),
             ("window", self.window, 4_096, "1..=4096 unconfirmed ticks"),
-            (
-                "outbox",
-                self.outbox,
-                1 << 20,
-                "1..=1048576 undrained events",
-            ),
+            ("outbox", self.outbox, 1 << 20, "1..=1048576 kept events"),
         ] {
             if !(1..=max).contains(&value) {
                 return Err(Error::invalid_argument(
@@ -164,9 +163,23 @@ pub struct EffectStats {
     /// Re-simulated effects matched with an earlier simulation's (not
     /// handed over again).
     pub matched: u64,
-    /// Effects or events dropped for want of room, and ticks confirmed
-    /// early for want of window.
+    /// Effects dropped past `per_tick`, and ticks confirmed early for
+    /// want of window.
     pub dropped: u64,
+    /// Undrained events the ring replaced with newer ones.
+    pub overwritten: u64,
+}
+
+/// A reader's place in an effect type's events ([`World::read_effects`]):
+/// each reader sees every event once, in order, while it keeps up with
+/// the ring.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EffectReader {
+    /// The next event's sequence number; `None` before the first read,
+    /// which starts at the oldest kept event.
+    next: Option<u64>,
+    /// Events the ring replaced before this reader read them.
+    pub missed: u64,
 }
 
 /// The effects of one tick's last simulation.
@@ -188,6 +201,8 @@ pub(crate) struct EffectLog<E> {
     /// Which of a record's effects the re-simulation matched.
     matched: Vec<bool>,
     outbox: VecDeque<EffectEvent<E>>,
+    /// The sequence number of `outbox[0]` (events are numbered from 0).
+    first_seq: u64,
     /// Ticks below this are final.
     final_below: u64,
     /// Whether a session confirms ticks ([`World::predict_effects`]);
@@ -206,6 +221,7 @@ impl<E: Copy + PartialEq + Send + 'static> EffectLog<E> {
                 .collect(),
             matched: Vec::with_capacity(config.per_tick),
             outbox: VecDeque::with_capacity(config.outbox),
+            first_seq: 0,
             final_below: 0,
             predicting: false,
             stats: EffectStats::default(),
@@ -223,8 +239,9 @@ impl<E: Copy + PartialEq + Send + 'static> EffectLog<E> {
 
     fn send(&mut self, tick: u64, effect: E, kind: EffectKind) {
         if self.outbox.len() >= self.config.outbox {
-            self.drop_one("outbox");
-            return;
+            self.outbox.pop_front();
+            self.first_seq += 1;
+            self.stats.overwritten += 1;
         }
         match kind {
             EffectKind::Predicted => self.stats.predicted += 1,
@@ -404,19 +421,53 @@ impl crate::World {
         Ok(())
     }
 
-    /// Hands every waiting event of effect type `E` to `f`, oldest first.
+    /// Hands every kept event of effect type `E` to `f`, oldest first,
+    /// and empties the ring.
     ///
     /// # Errors
-    /// `world/no_such_resource` (value the log's type) when `E` is not
-    /// enabled.
+    /// `effects/not_enabled` (field `effect`, value the type) when `E` is
+    /// not enabled.
     pub fn drain_effects<E: Copy + PartialEq + Send + 'static>(
         &mut self,
         mut f: impl FnMut(EffectEvent<E>),
     ) -> Result<()> {
-        let log = self.resources.get_mut::<EffectLog<E>>()?;
+        let log = self
+            .resources
+            .get_mut::<EffectLog<E>>()
+            .map_err(|_| not_enabled::<E>())?;
         while let Some(e) = log.outbox.pop_front() {
+            log.first_seq += 1;
             f(e);
         }
+        Ok(())
+    }
+
+    /// Hands `f` the events of effect type `E` that `reader` has not seen,
+    /// oldest first, without taking them from other readers: what game
+    /// code with a shared `&World` (a frame hook) uses.
+    ///
+    /// # Errors
+    /// `effects/not_enabled` (field `effect`, value the type) when `E` is
+    /// not enabled.
+    pub fn read_effects<E: Copy + PartialEq + Send + 'static>(
+        &self,
+        reader: &mut EffectReader,
+        mut f: impl FnMut(EffectEvent<E>),
+    ) -> Result<()> {
+        let log = self
+            .resources
+            .get::<EffectLog<E>>()
+            .map_err(|_| not_enabled::<E>())?;
+        let mut next = reader.next.unwrap_or(log.first_seq);
+        if next < log.first_seq {
+            reader.missed += log.first_seq - next;
+            next = log.first_seq;
+        }
+        let skip = usize::try_from(next - log.first_seq).unwrap_or(usize::MAX);
+        for e in log.outbox.iter().skip(skip) {
+            f(*e);
+        }
+        reader.next = Some(log.first_seq + log.outbox.len() as u64);
         Ok(())
     }
 
@@ -425,7 +476,10 @@ impl crate::World {
     /// # Errors
     /// As [`drain_effects`](Self::drain_effects).
     pub fn effect_stats<E: Copy + PartialEq + Send + 'static>(&self) -> Result<EffectStats> {
-        Ok(self.resources.get::<EffectLog<E>>()?.stats)
+        self.resources
+            .get::<EffectLog<E>>()
+            .map(|log| log.stats)
+            .map_err(|_| not_enabled::<E>())
     }
 
     /// Ticks below `below` are final (a rollback session's confirmed
@@ -458,4 +512,15 @@ impl crate::World {
             (h.abort_tick)(&mut self.resources);
         }
     }
+}
+
+/// `effects/not_enabled` for `E`.
+#[cold]
+pub(crate) fn not_enabled<E>() -> Error {
+    Error::invalid_argument(
+        events::EFFECTS_NOT_ENABLED,
+        "effect",
+        std::any::type_name::<E>(),
+        "an effect type the world enabled (World::enable_effects)",
+    )
 }

@@ -279,12 +279,7 @@ impl<'w> SystemContext<'w> {
                 log.push(effect);
                 Ok(())
             }
-            Err(_) => Err(Error::invalid_argument(
-                crate::events::EFFECTS_NOT_ENABLED,
-                "effect",
-                std::any::type_name::<E>(),
-                "an effect type the world enabled (World::enable_effects)",
-            )),
+            Err(_) => Err(crate::effects::not_enabled::<E>()),
         }
     }
 

@@ -5,7 +5,7 @@
 //! as a rollback session does them.
 
 use laige_core::ErrorCode;
-use laige_sim::effects::{EffectConfig, EffectEvent, EffectKind};
+use laige_sim::effects::{EffectConfig, EffectEvent, EffectKind, EffectReader};
 use laige_sim::snapshot::SnapshotRing;
 use laige_sim::{StateHash, SystemSchedule, World, events};
 
@@ -195,10 +195,35 @@ fn limits_drop_and_count_and_bad_use_is_a_clear_error() {
     run(&mut world, &schedule, 1, |_| 1);
     assert_eq!(drain(&mut world), [ev(0, Fx::Hit(0), ONCE)]);
     assert_eq!(world.effect_stats::<Fx>().unwrap().dropped, 1);
-    // Five effects into an outbox of three.
-    run(&mut world, &schedule, 5, |_| 1);
+    // Five effects into a ring of three (tick 3's Twist over per_tick): a
+    // reader that keeps up sees all five; one that read after the first
+    // and then fell behind sees the newest three and missed one.
+    let mut early = EffectReader::default();
+    let mut late = EffectReader::default();
+    let (mut seen, mut late_seen) = (Vec::new(), Vec::new());
+    for t in 1..=5 {
+        run(&mut world, &schedule, 1, |_| 1);
+        world
+            .read_effects::<Fx>(&mut early, |e| seen.push(e.tick))
+            .unwrap();
+        if t == 1 {
+            world
+                .read_effects::<Fx>(&mut late, |e| late_seen.push(e.tick))
+                .unwrap();
+        }
+    }
+    assert_eq!(seen, [1, 2, 3, 4, 5]);
+    world
+        .read_effects::<Fx>(&mut late, |e| late_seen.push(e.tick))
+        .unwrap();
+    assert_eq!((late_seen, late.missed), (vec![1, 3, 4, 5], 1));
+    world
+        .read_effects::<Fx>(&mut early, |_| panic!("seen once"))
+        .unwrap();
+    assert_eq!(early.missed, 0);
     assert_eq!(drain(&mut world).len(), 3);
-    assert_eq!(world.effect_stats::<Fx>().unwrap().dropped, 1 + 1 + 2);
+    let stats = world.effect_stats::<Fx>().unwrap();
+    assert_eq!((stats.dropped, stats.overwritten), (2, 2));
     // A window of two unconfirmed ticks: the third confirms the oldest
     // (tick 6: Hit, its Twist over per_tick), then predicts its own.
     world.predict_effects(true);
