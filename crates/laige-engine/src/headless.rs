@@ -236,7 +236,7 @@ impl Drive<'_> {
     }
 }
 
-#[cfg(feature = "gl")]
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
 fn headless_renderer<G: Game>(
     game: &G,
     config: &EngineConfig,
@@ -247,7 +247,7 @@ fn headless_renderer<G: Game>(
     crate::gl_present::Renderer::headless(width, height, options, game.view(config))
 }
 
-#[cfg(not(feature = "gl"))]
+#[cfg(any(not(feature = "gl"), target_arch = "wasm32"))]
 fn headless_renderer<G: Game>(
     _game: &G,
     _config: &EngineConfig,
@@ -261,7 +261,11 @@ fn headless_renderer<G: Game>(
             crate::events::WINDOW_FAILED,
         )
         .with_field("headless_render")
-        .with_detail("this build has no GL pipeline (laige-engine's `gl` feature is off)"),
+        .with_detail(if cfg!(target_arch = "wasm32") {
+            "a page has no headless GL context (the web run draws on a canvas: `Engine::run_web`)"
+        } else {
+            "this build has no GL pipeline (laige-engine's `gl` feature is off)"
+        }),
     ))
 }
 
