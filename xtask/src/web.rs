@@ -1,4 +1,4 @@
-//! `cargo xtask web`: the demo as a static site under `target/web` (the
+//! `cargo xtask web [--serve | --test]`: the demo as a static site under `target/web` (the
 //! page, the wasm module and wasm-bindgen's `--target web` glue, the
 //! module optimized by `wasm-opt` when binaryen is installed), optionally
 //! served on 127.0.0.1 for a person (`--serve`); and the browser test
@@ -27,6 +27,10 @@ pub struct Args {
     /// The port `--serve` listens on.
     #[arg(long, default_value_t = 8000)]
     port: u16,
+    /// Run the browser test of `cargo xtask test` alone (the page in
+    /// headless Chromium against the native demo).
+    #[arg(long, conflicts_with = "serve")]
+    test: bool,
 }
 
 /// The built site and its module's sizes in bytes.
@@ -48,6 +52,12 @@ const HASH_TICK: u64 = 300;
 
 /// `cargo xtask web [--serve] [--port N]`.
 pub fn run(args: &Args) -> anyhow::Result<()> {
+    if args.test {
+        if !demo_test()? {
+            bail!("the browser test failed");
+        }
+        return Ok(());
+    }
     let site = build()?;
     println!("{}", sizes(&site));
     if args.serve {

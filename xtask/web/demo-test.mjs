@@ -24,6 +24,14 @@
 // size and writes it as a PPM; below the HUD (whose numbers differ: fps,
 // drops) the two must agree within the rasterizers' tolerance
 // (PIXEL_TOLERANCE below; the measured difference is printed).
+//
+// And it checks input: on a page without a script, pointer moves and a B
+// press dispatched through the DevTools protocol (playwright's mouse and
+// keyboard: Input.dispatchMouseEvent / dispatchKeyEvent) reach the
+// simulation (a burst spawns); the page's input log (every tick's
+// delivered events) played by the native demo (`--input-log`) gives the
+// page's state hash at a later tick, and the same log without one of its
+// lines does not (a dropped event is caught).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -51,6 +59,9 @@ const PIXEL_TOLERANCE = { channel: 2, share: 0.02 };
 // Rows from the top the comparison skips: the HUD panel (its text holds
 // wall-clock figures).
 const HUD_ROWS = 120;
+// Sprites of the input check's page (the property does not need 10k; a
+// small swarm runs much faster under SwiftShader).
+const INPUT_ENTITIES = 1000;
 const TIMEOUT_MS = Number(process.env.LAIGE_WEB_TIMEOUT_MS || 240_000);
 
 const fail = (why) => {
@@ -133,7 +144,10 @@ try {
   console.log(`demo-test: state hash at tick ${TICK}: page ${hash}, native ${nativeHash}`);
   if (hash !== nativeHash) fail(`the page's state hash at tick ${TICK} is ${hash}, the native demo's ${nativeHash}`);
   if (errors.length > 0) fail(`errors in the page:\n${errors.join("\n")}`);
-  if (nativeDemo) await compareFrame(browser, errors);
+  if (nativeDemo) {
+    await compareFrame(browser, errors);
+    await inputThroughCdp(browser, errors);
+  }
 } catch (e) {
   fail(e.message || String(e));
 } finally {
@@ -238,4 +252,75 @@ function parsePpm(bytes) {
   token(); // maxval 255
   pos += 1;
   return { width, height, rgb: bytes.subarray(pos) };
+}
+
+
+/// The demo's state hash line of a native run with `args`.
+function nativeRun(args) {
+  const out = execFileSync(nativeDemo, ["--unpaced", "--quiet", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  }).toString();
+  const line = out.split("\n").find((l) => l.trim().startsWith("state hash: "));
+  if (!line) throw new Error(`no state hash in the native demo's report: ${out}`);
+  return line.trim().slice("state hash: ".length);
+}
+
+/// CDP key and pointer input against the native playback of its log.
+async function inputThroughCdp(browser, errors) {
+  const page = await browser.newPage({ viewport: { width: 900, height: 720 } });
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(`${server.url}/index.html?entities=${INPUT_ENTITIES}&hash_every=30`);
+  const status = () =>
+    page.evaluate(() => (window.laige ? JSON.parse(window.laige.laige_status()) : null));
+  const until = async (pred, what) => {
+    const started = Date.now();
+    for (;;) {
+      const panic = await page.evaluate(() => window.laigePanic ?? null);
+      if (panic) throw new Error(`the page panicked: ${panic}`);
+      const s = await status();
+      if (s && pred(s)) return s;
+      if (Date.now() - started > TIMEOUT_MS) throw new Error(`input check: no ${what}`);
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+  };
+  await until((s) => s.frames >= 10, "10 frames");
+  await page.focus("#laige");
+  const box = await page.locator("#laige").boundingBox();
+  await page.mouse.move(box.x + 200, box.y + 150);
+  await page.waitForTimeout(300);
+  await page.mouse.move(box.x + 600, box.y + 450, { steps: 4 });
+  await page.keyboard.press("KeyB");
+  await page.waitForTimeout(300);
+  await page.mouse.move(box.x + 120, box.y + 500, { steps: 4 });
+  await page.waitForTimeout(200);
+  const after = await status();
+  const target = (Math.floor(after.ticks / 30) + 2) * 30;
+  const s = await until((x) => x.ticks >= target, `tick ${target}`);
+  const hash = await page.evaluate((t) => window.laige.laige_hash_at(t) ?? null, target);
+  const log = await page.evaluate(() => window.laige.laige_input_log());
+  await page.close();
+  const lines = log.split("\n").filter((l) => l.length > 0);
+  console.log(
+    `demo-test: input through CDP: ${lines.length} ticks with input, ${s.entities} entities ` +
+      `(${INPUT_ENTITIES} + the attractor + a burst of 1000 expected)`,
+  );
+  if (s.entities !== INPUT_ENTITIES + 1 + 1000) fail("the B press did not spawn a burst");
+  if (lines.length < 3) {
+    fail(`only ${lines.length} ticks with input: the pointer moves did not reach the simulation`);
+    return;
+  }
+  const file = join(site, "input.log");
+  writeFileSync(file, log);
+  const args = ["--entities", String(INPUT_ENTITIES), "--ticks", String(target), "--input-log", file];
+  const native = nativeRun(args);
+  console.log(`demo-test: input: state hash at tick ${target}: page ${hash}, native playback ${native}`);
+  if (hash !== native) fail(`after CDP input the page's hash at tick ${target} is ${hash}, the native playback's ${native}`);
+  const dropped = lines.filter((_, i) => i !== Math.floor(lines.length / 2)).join("\n") + "\n";
+  writeFileSync(file, dropped);
+  const without = nativeRun(args);
+  console.log(`demo-test: input: the same log without one tick's events: ${without}`);
+  if (without === hash) fail("a dropped input event went unnoticed");
 }

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::fmt::Write as _;
 
-use laige_demo::{Demo, headless_script, replay_identity};
+use laige_demo::{Demo, headless_script, input_log, replay_identity};
 use laige_engine::{
     Engine, EngineConfig, EngineOptions, EngineScalar, Frame, Game, GameWrapper, RunLimit,
     RunReport, World,
@@ -26,6 +26,10 @@ struct Status {
     first_present_ms: Option<f64>,
     /// `(tick, state hash)` every `hash_every` ticks.
     hashes: Vec<(u64, u64)>,
+    /// Every tick's delivered input (`laige_demo::input_log`).
+    input_log: String,
+    /// The last tick logged there.
+    logged_tick: Option<u64>,
     /// The report's summary once the run ended, or the error that kept it
     /// from starting.
     end: Option<String>,
@@ -89,6 +93,15 @@ impl GameWrapper for WebDemo {
 
     fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
         Game::on_tick::<S>(&mut self.demo, world, tick);
+        let input = world.input();
+        if let Some(delivered) = input.delivered_tick() {
+            STATUS.with_borrow_mut(|s| {
+                if s.logged_tick != Some(delivered) {
+                    s.logged_tick = Some(delivered);
+                    input_log::push_line(&mut s.input_log, delivered, input.delivered());
+                }
+            });
+        }
         if self.hash_every > 0 && tick.is_multiple_of(self.hash_every) {
             let hash = world.state_hash();
             STATUS.with_borrow_mut(|s| s.hashes.push((tick, hash)));
@@ -234,6 +247,14 @@ pub fn laige_status() -> String {
         }
         out
     })
+}
+
+/// The input every tick delivered so far (`laige_demo::input_log`'s text:
+/// `laige-demo --input-log FILE` plays it back natively).
+#[wasm_bindgen]
+#[must_use]
+pub fn laige_input_log() -> String {
+    STATUS.with_borrow(|s| s.input_log.clone())
 }
 
 #[cfg(test)]
