@@ -32,6 +32,10 @@
 // delivered events) played by the native demo (`--input-log`) gives the
 // page's state hash at a later tick, and the same log without one of its
 // lines does not (a dropped event is caught).
+//
+// And that a Rust panic reaches the test: a page asked to panic
+// (`panic_at=N`) sets window.laigePanic and logs console.error with the
+// panic's message.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -144,6 +148,7 @@ try {
   console.log(`demo-test: state hash at tick ${TICK}: page ${hash}, native ${nativeHash}`);
   if (hash !== nativeHash) fail(`the page's state hash at tick ${TICK} is ${hash}, the native demo's ${nativeHash}`);
   if (errors.length > 0) fail(`errors in the page:\n${errors.join("\n")}`);
+  await panicReported(browser);
   if (nativeDemo) {
     await compareFrame(browser, errors);
     await inputThroughCdp(browser, errors);
@@ -323,4 +328,25 @@ async function inputThroughCdp(browser, errors) {
   const without = nativeRun(args);
   console.log(`demo-test: input: the same log without one tick's events: ${without}`);
   if (without === hash) fail("a dropped input event went unnoticed");
+}
+
+/// A panic in the page is reported with its message (the panic hook).
+async function panicReported(browser) {
+  const page = await browser.newPage();
+  const seen = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") seen.push(m.text());
+  });
+  await page.goto(`${server.url}/index.html?entities=100&panic_at=30`);
+  const started = Date.now();
+  let panic = null;
+  while (!panic && Date.now() - started < 30_000) {
+    panic = await page.evaluate(() => window.laigePanic ?? null);
+    if (!panic) await new Promise((ok) => setTimeout(ok, 50));
+  }
+  await page.close();
+  console.log(`demo-test: a page asked to panic reported: ${panic}`);
+  if (!panic || !panic.includes("panic at tick 30") || !seen.some((e) => e.includes("panic at tick 30"))) {
+    fail("a panic in the page did not reach window.laigePanic and console.error with its message");
+  }
 }

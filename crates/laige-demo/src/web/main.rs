@@ -10,8 +10,9 @@
 //! `headless_script`: the pointer's diamond, the bursts — instead of none;
 //! the mouse and keys work either way), `interpolate=0` (draw each tick's
 //! positions, not blended by alpha), `hash_every=N` (record the state hash
-//! every N ticks; default 60). The view fits the arena to the canvas's
-//! size.
+//! every N ticks; default 60), `panic_at=N` (panic at tick N: how a test
+//! sees that a panic reaches the page). The view fits the arena to the
+//! canvas's size.
 //!
 //! What the page (and the browser test) reads, through the exports below:
 //! [`laige_hash_at`] (the recorded state hash at a tick), [`laige_status`]

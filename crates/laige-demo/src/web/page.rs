@@ -78,6 +78,9 @@ fn query(search: &str, key: &str) -> Option<String> {
 struct WebDemo {
     demo: Demo,
     hash_every: u64,
+    /// Panic at this tick (`panic_at=N`: the test that a panic reaches the
+    /// page with its message).
+    panic_at: Option<u64>,
 }
 
 impl GameWrapper for WebDemo {
@@ -93,6 +96,10 @@ impl GameWrapper for WebDemo {
 
     fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
         Game::on_tick::<S>(&mut self.demo, world, tick);
+        assert!(
+            self.panic_at != Some(tick),
+            "the page asked for a panic at tick {tick} (panic_at)"
+        );
         let input = world.input();
         if let Some(delivered) = input.delivered_tick() {
             STATUS.with_borrow_mut(|s| {
@@ -195,6 +202,7 @@ fn run() -> laige_engine::Result<()> {
             ..Demo::default()
         },
         hash_every,
+        panic_at: number("panic_at"),
     };
     let mut builder = Engine::builder()
         .game(game)
