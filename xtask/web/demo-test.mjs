@@ -88,7 +88,7 @@ try {
   await page.goto(`${server.url}/index.html?script=${SCRIPT_SECONDS}&hash_every=60`);
   const read = () =>
     page.evaluate(() => ({
-      status: window.laige?.laige_status ? JSON.parse(window.laige.laige_status()) : null,
+      status: window.laigeDemo?.laige_status ? JSON.parse(window.laigeDemo.laige_status()) : null,
       panic: window.laigePanic ?? null,
       now: performance.now(),
     }));
@@ -128,7 +128,7 @@ try {
     }
     return { width, height, lit };
   });
-  const hash = await page.evaluate((t) => window.laige.laige_hash_at(t) ?? null, TICK);
+  const hash = await page.evaluate((t) => window.laigeDemo.laige_hash_at(t) ?? null, TICK);
   const shot = join(site, "demo-screenshot.png");
   await page.locator("#laige").screenshot({ path: shot });
   const agent = await page.evaluate(() => navigator.userAgent);
@@ -191,7 +191,7 @@ async function compareFrame(browser, errors) {
       width,
       height,
       rgba: Array.from(data),
-      status: JSON.parse(window.laige.laige_status()),
+      status: JSON.parse(window.laigeDemo.laige_status()),
     };
   });
   await page.close();
@@ -279,7 +279,7 @@ async function inputThroughCdp(browser, errors) {
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(`${server.url}/index.html?entities=${INPUT_ENTITIES}&hash_every=30`);
   const status = () =>
-    page.evaluate(() => (window.laige ? JSON.parse(window.laige.laige_status()) : null));
+    page.evaluate(() => (window.laigeDemo ? JSON.parse(window.laigeDemo.laige_status()) : null));
   const until = async (pred, what) => {
     const started = Date.now();
     for (;;) {
@@ -304,8 +304,8 @@ async function inputThroughCdp(browser, errors) {
   const after = await status();
   const target = (Math.floor(after.ticks / 30) + 2) * 30;
   const s = await until((x) => x.ticks >= target, `tick ${target}`);
-  const hash = await page.evaluate((t) => window.laige.laige_hash_at(t) ?? null, target);
-  const log = await page.evaluate(() => window.laige.laige_input_log());
+  const hash = await page.evaluate((t) => window.laigeDemo.laige_hash_at(t) ?? null, target);
+  const log = await page.evaluate(() => window.laigeDemo.laige_input_log());
   await page.close();
   const lines = log.split("\n").filter((l) => l.length > 0);
   console.log(

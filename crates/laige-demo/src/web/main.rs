@@ -14,11 +14,14 @@
 //! sees that a panic reaches the page). The view fits the arena to the
 //! canvas's size.
 //!
-//! What the page (and the browser test) reads, through the exports below:
-//! [`laige_hash_at`] (the recorded state hash at a tick), [`laige_status`]
-//! (frames, ticks, presented frames, drops, first-present time, the end),
-//! and `window.laigePanic`, set with the message of a Rust panic before
-//! the module traps (the message also goes to `console.error`).
+//! What the page (and the browser test) reads: the exports of `page.rs`,
+//! which the page puts on `window.laigeDemo` — `laige_hash_at` (the
+//! recorded state hash at a tick), `laige_status` (frames, ticks, presented
+//! frames, drops, first-present time, the end), `laige_input_log` (every
+//! tick's delivered input) — and `window.laigePanic`, set with the message
+//! of a Rust panic before the module traps (the message also goes to
+//! `console.error`), and `window.laigeEnd`, the report's line when the run
+//! ends.
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod page;
