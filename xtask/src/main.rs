@@ -2,7 +2,7 @@
 //!
 //! `cargo xtask --help` lists the tasks and `cargo xtask TASK --help` each
 //! one's options (clap): `test`, `ci`, `bench`, `detcheck`, `lint`,
-//! `package`, `portability`, `desync-diff`, `net-cross`.
+//! `package`, `portability`, `desync-diff`, `net-cross`, `web`.
 //!
 //! `ci` runs every step and reports every failure before exiting
 //! (`--keep-going` semantics, as Bevy's `tools/ci` does).
@@ -20,6 +20,7 @@ mod package;
 mod portability;
 mod run;
 mod tidy;
+mod web;
 
 use std::process::ExitCode;
 
@@ -82,6 +83,10 @@ enum Task {
     /// over loopback and must agree on every confirmed tick's state hash
     /// (also a step of `test`).
     NetCross,
+    /// The demo as a static site under target/web (the page, the wasm
+    /// module, wasm-bindgen's glue; wasm-opt when binaryen is installed);
+    /// `--serve` serves it on 127.0.0.1.
+    Web(web::Args),
 }
 
 fn main() -> ExitCode {
@@ -109,6 +114,7 @@ fn main() -> ExitCode {
         Task::Portability => portability::run(),
         Task::DesyncDiff { a, b } => desync_diff::run(a, b),
         Task::NetCross => net_cross::run(),
+        Task::Web(args) => web::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,8 @@
 //! - `wasm32-unknown-unknown` (a browser): laige-core, laige-sim and the
 //!   headless engine check with warnings denied; the clock reads
 //!   `performance.now()` there through web-time, and the engine has no
-//!   POSIX signals to handle.
+//!   POSIX signals to handle. So does the browser run (the engine's `web`
+//!   feature: winit's web backend, WebGL2) through the demo's page binary.
 
 use std::process::Command;
 
@@ -45,6 +46,18 @@ pub fn run() -> anyhow::Result<()> {
         (
             "the headless engine (no default features)",
             &["-p", "laige-engine", "--no-default-features"][..],
+        ),
+        (
+            "the web run (the demo's page binary)",
+            &[
+                "-p",
+                "laige-demo",
+                "--no-default-features",
+                "--features",
+                "web",
+                "--bin",
+                "laige-demo-web",
+            ][..],
         ),
     ] {
         let mut c = cargo();

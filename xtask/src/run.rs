@@ -281,6 +281,19 @@ pub fn test() -> anyhow::Result<()> {
         failed.push("net-cross".to_owned());
     }
 
+    // 4c. The browser: the demo's page in headless Chromium runs 300+
+    //     frames of the 10k swarm on WebGL2 without a console error, and
+    //     its state hash at tick 300 equals the native demo's.
+    println!("\n==> web (the demo page in headless Chromium)");
+    match crate::web::demo_test() {
+        Ok(true) => {}
+        Ok(false) => failed.push("web demo".to_owned()),
+        Err(e) => {
+            println!("<== web: FAILED: {e:#}");
+            failed.push("web demo".to_owned());
+        }
+    }
+
     // 5. detcheck: the full build matrix, both backends, known answers
     //    (CI runs the full matrix on every push).
     println!("\n==> detcheck (full matrix)");

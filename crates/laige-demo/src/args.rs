@@ -102,6 +102,11 @@ pub struct Args {
     /// --config and --entities as the recording).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["window", "record", "seconds", "frames", "ticks", "net", "synctest"])]
     pub replay: Option<PathBuf>,
+    /// Headless: play the input log FILE (what the demo's page exports:
+    /// every event at its recorded tick and time) instead of the scripted
+    /// session.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["window", "replay", "net", "synctest"])]
+    pub input_log: Option<PathBuf>,
     /// Play over the network: `host` (with --port and --players), `join
     /// ADDR` or `spectate ADDR`.
     #[arg(long, value_name = "MODE")]

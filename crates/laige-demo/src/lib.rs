@@ -73,6 +73,7 @@
 )]
 
 pub mod args;
+pub mod input_log;
 pub mod net;
 mod present;
 mod sim;

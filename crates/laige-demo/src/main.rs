@@ -310,10 +310,22 @@ fn run_game<G: laige_engine::Game>(
             RunLimit::Ticks(_) => args::DEFAULT_SECONDS,
             other => script_seconds(other, config),
         };
-        builder = builder.scripted_input(laige_demo::headless_script(
-            seconds,
-            config.game_loop.tick_rate_hz,
-        ));
+        let script = match &args.input_log {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    laige_engine::Error::new(
+                        laige_engine::ErrorCode::Failed,
+                        laige_demo::input_log::INPUT_LOG_INVALID,
+                    )
+                    .with_field("input_log")
+                    .with_value(path.display())
+                    .with_source(e)
+                })?;
+                laige_demo::input_log::parse(&text)?
+            }
+            None => laige_demo::headless_script(seconds, config.game_loop.tick_rate_hz),
+        };
+        builder = builder.scripted_input(script);
         builder.build()?.run_headless(limit)
     }
 }

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-#[cfg(feature = "window")]
+#[cfg(any(feature = "window", feature = "web"))]
 use laige_engine::render::gl::{Space, TextStyle};
 use laige_engine::render::gl::{Sprite, ViewRect};
 use laige_engine::sim::workload::{Position, PrevPosition, Velocity};
@@ -117,14 +117,14 @@ pub fn hud_rect(text_size: [f32; 2], screen: [f32; 2]) -> [f32; 4] {
 
 /// Draws the HUD: a translucent panel at the top-left corner, the text on
 /// it. Allocates nothing once the frame's sprite buffer has grown. A
-/// headless-only build (without the `window` feature: no GL pipeline, so
+/// headless-only build (without the `window` or `web` feature: no GL pipeline, so
 /// no font and nothing that draws) has no HUD.
-#[cfg(not(feature = "window"))]
+#[cfg(not(any(feature = "window", feature = "web")))]
 pub fn hud(_frame: &mut Frame<'_>, _hud_hash: &mut HudHash) {}
 
 /// Draws the HUD: a translucent panel at the top-left corner, the text on
 /// it. Allocates nothing once the frame's sprite buffer has grown.
-#[cfg(feature = "window")]
+#[cfg(any(feature = "window", feature = "web"))]
 pub fn hud(frame: &mut Frame<'_>, hud_hash: &mut HudHash) {
     let text = hud_text(frame, hud_hash);
     let size = frame.font().measure(&text, HUD_TEXT_SIZE);

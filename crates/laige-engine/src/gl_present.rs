@@ -22,15 +22,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use laige_core::{Result, event};
+#[cfg(not(target_arch = "wasm32"))]
+use laige_render::gl::HeadlessConfig;
 use laige_render::gl::{
-    BatchParams, CurrentGlContext, GlContext, HeadlessConfig, Sprite, SpriteFrameHook,
-    SpriteStages, SpriteStagesConfig, SurfaceSize, ViewRect,
+    BatchParams, CurrentGlContext, GlContext, Sprite, SpriteFrameHook, SpriteStages,
+    SpriteStagesConfig, SurfaceSize, ViewRect,
 };
-use laige_render::{FrameDescriptor, FrameStats, RenderStages, RenderThread, RenderThreadConfig};
+use laige_render::{FrameDescriptor, RenderStages};
+#[cfg(not(target_arch = "wasm32"))]
+use laige_render::{FrameStats, RenderThread, RenderThreadConfig};
 
 use crate::events;
 use crate::frame::Assets;
 use crate::options::{EngineOptions, FrameCapture};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::presenter::Presenter;
 use crate::render_pass::{RenderPass, RenderPassFactory};
 
@@ -122,7 +127,7 @@ pub(crate) fn write_ppm(
 }
 
 /// The sprite stages, plus the first-present callback after the swap.
-struct EngineStages {
+pub(crate) struct EngineStages {
     inner: SpriteStages<EngineFrameHook>,
     on_first_present: Option<fn()>,
     presented: Arc<AtomicU64>,
@@ -150,7 +155,95 @@ impl RenderStages<Sprite> for EngineStages {
     }
 }
 
-/// The render thread with the engine's sprite stages.
+/// Everything [`EngineStages`] is made of, made where the run starts; the
+/// stages themselves are built where they run ([`build`](Self::build): on
+/// the render thread, or on a page's one thread).
+pub(crate) struct StagesParts {
+    gl: GlContext,
+    config: SpriteStagesConfig,
+    hook: EngineFrameHook,
+    on_first_present: Option<fn()>,
+    /// Frames presented, shared with the presenter.
+    pub(crate) presented: Arc<AtomicU64>,
+}
+
+impl StagesParts {
+    /// The stages (their `on_start` takes the context over).
+    pub(crate) fn build(self) -> EngineStages {
+        EngineStages {
+            inner: SpriteStages::new(self.gl, self.config, self.hook),
+            on_first_present: self.on_first_present,
+            presented: self.presented,
+        }
+    }
+}
+
+/// The engine's sprite stages over `gl`, and the assets every frame's
+/// presentation borrows (the default font queued first on the game's
+/// texture queue, or on the engine's own).
+pub(crate) fn engine_stages(
+    gl: GlContext,
+    options: &EngineOptions,
+    view: ViewRect,
+    surface: Option<SurfaceSize>,
+) -> Result<(Assets, StagesParts)> {
+    let textures = options.texture_queue.clone().unwrap_or_default();
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "target sides are at most 16384: exact in f32"
+    )]
+    let screen = {
+        let (w, h) = gl.size();
+        [w as f32, h as f32]
+    };
+    let assets = Assets::new(textures.clone(), screen)?;
+    let config = SpriteStagesConfig {
+        clear_color: options.clear_color,
+        textures: Vec::new(),
+        sprite_capacity: options.sprite_capacity,
+        texture_queue: Some(textures),
+        view_policy: options.view_policy,
+        surface_size: surface,
+    };
+    let hook = EngineFrameHook {
+        view,
+        capture: options.capture.clone(),
+        pass: None,
+        factory: options.render_pass.clone(),
+    };
+    Ok((
+        assets,
+        StagesParts {
+            gl,
+            config,
+            hook,
+            on_first_present: options.on_first_present,
+            presented: Arc::new(AtomicU64::new(0)),
+        },
+    ))
+}
+
+/// The next frame's screen size in logical pixels, from a window's latest
+/// size (`None`: unchanged).
+pub(crate) fn latest_screen(surface: Option<&SurfaceSize>) -> Option<[f32; 2]> {
+    let (w, h, scale) = surface.and_then(SurfaceSize::latest)?;
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "window sides are at most 65535: exact in f32"
+    )]
+    let physical = [w as f32, h as f32];
+    // The renderer's accepted range; outside it, it draws at 1.
+    let scale = if (0.25..=16.0).contains(&scale) {
+        scale
+    } else {
+        1.0
+    };
+    Some([physical[0] / scale, physical[1] / scale])
+}
+
+/// The render thread with the engine's sprite stages (a page has no render
+/// thread: the web run presents on its one thread, `web.rs`).
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) struct Renderer {
     thread: RenderThread<Sprite>,
     presented: Arc<AtomicU64>,
@@ -163,6 +256,7 @@ pub(crate) struct Renderer {
     surface: Option<SurfaceSize>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Renderer {
     /// Spawns the render thread; the stages take `gl` over in `on_start`.
     /// `view` is the fallback of a frame without a camera item; `surface`
@@ -173,47 +267,14 @@ impl Renderer {
         view: ViewRect,
         surface: Option<SurfaceSize>,
     ) -> Result<Self> {
-        // The game's queue when it set one, else the engine's own: either
-        // way it holds the default font, queued first.
-        let textures = options.texture_queue.clone().unwrap_or_default();
-        #[expect(
-            clippy::cast_precision_loss,
-            reason = "target sides are at most 16384: exact in f32"
-        )]
-        let screen = {
-            let (w, h) = gl.size();
-            [w as f32, h as f32]
-        };
-        let assets = Assets::new(textures.clone(), screen)?;
-        let stages_config = SpriteStagesConfig {
-            clear_color: options.clear_color,
-            textures: Vec::new(),
-            sprite_capacity: options.sprite_capacity,
-            texture_queue: Some(textures),
-            view_policy: options.view_policy,
-            surface_size: surface.clone(),
-        };
-        let hook = EngineFrameHook {
-            view,
-            capture: options.capture.clone(),
-            pass: None,
-            factory: options.render_pass.clone(),
-        };
-        let presented = Arc::new(AtomicU64::new(0));
-        let counter = Arc::clone(&presented);
-        let on_first_present = options.on_first_present;
+        let (assets, make_stages) = engine_stages(gl, options, view, surface.clone())?;
+        let presented = Arc::clone(&make_stages.presented);
         let thread = RenderThread::spawn(
             RenderThreadConfig {
                 payload_capacity: options.sprite_capacity,
                 ..RenderThreadConfig::default()
             },
-            move || {
-                Ok(EngineStages {
-                    inner: SpriteStages::new(gl, stages_config, hook),
-                    on_first_present,
-                    presented: counter,
-                })
-            },
+            move || Ok(make_stages.build()),
         )?;
         Ok(Self {
             thread,
@@ -251,6 +312,7 @@ impl Renderer {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Presenter for Renderer {
     fn presented(&self) -> u64 {
         // Relaxed: progress only.
@@ -269,19 +331,8 @@ impl Presenter for Renderer {
         frame: FrameDescriptor,
         fill: F,
     ) -> Result<()> {
-        if let Some((w, h, scale)) = self.surface.as_ref().and_then(SurfaceSize::latest) {
-            #[expect(
-                clippy::cast_precision_loss,
-                reason = "window sides are at most 65535: exact in f32"
-            )]
-            let physical = [w as f32, h as f32];
-            // The renderer's accepted range; outside it, it draws at 1.
-            let scale = if (0.25..=16.0).contains(&scale) {
-                scale
-            } else {
-                1.0
-            };
-            self.assets.screen = [physical[0] / scale, physical[1] / scale];
+        if let Some(screen) = latest_screen(self.surface.as_ref()) {
+            self.assets.screen = screen;
         }
         {
             let mut writer = self.thread.writer();

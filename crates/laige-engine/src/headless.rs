@@ -42,7 +42,8 @@ impl<G: Game> Engine<G> {
     /// # Errors
     /// Only failures before the run starts (exit code 1): the game's setup,
     /// a builder registration, the scripted input, the Ctrl-C handler, the
-    /// headless GL context. Everything after the start ends in the ordered
+    /// headless GL context; in a browser (wasm32) frame-clock pacing
+    /// (`engine/options_invalid`: a page's thread cannot wait). Everything after the start ends in the ordered
     /// shutdown and is reported in [`RunReport::exit`].
     pub fn run_headless(mut self, limit: RunLimit) -> Result<RunReport> {
         self.install_log_subscriber()?;
@@ -91,6 +92,20 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for HeadlessRun<G> {
             net,
             ..
         } = self.parts;
+        // A page's one thread must not block: the frame clock's wait
+        // (a sleep, then a spin) cannot run there.
+        #[cfg(target_arch = "wasm32")]
+        if options.pacing == Pacing::FrameClock {
+            return Err(laige_core::diag::reported(
+                laige_core::Error::invalid_argument(
+                    crate::events::OPTIONS_INVALID,
+                    "pacing",
+                    "FrameClock",
+                    "Pacing::Unpaced in a browser (a page's thread cannot wait for a frame \
+                 deadline; `Engine::run_web` paces by the browser's animation frames)",
+                ),
+            ));
+        }
         let world = build_world::<G, S>(&mut game, &config, registrations, &options)?;
         let script = ScriptedInput::new(config.game_loop.tick_rate_hz, script)?;
         let rate = frame_rate(&config, 0);
@@ -236,7 +251,7 @@ impl Drive<'_> {
     }
 }
 
-#[cfg(feature = "gl")]
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
 fn headless_renderer<G: Game>(
     game: &G,
     config: &EngineConfig,
@@ -247,7 +262,7 @@ fn headless_renderer<G: Game>(
     crate::gl_present::Renderer::headless(width, height, options, game.view(config))
 }
 
-#[cfg(not(feature = "gl"))]
+#[cfg(any(not(feature = "gl"), target_arch = "wasm32"))]
 fn headless_renderer<G: Game>(
     _game: &G,
     _config: &EngineConfig,
@@ -261,7 +276,11 @@ fn headless_renderer<G: Game>(
             crate::events::WINDOW_FAILED,
         )
         .with_field("headless_render")
-        .with_detail("this build has no GL pipeline (laige-engine's `gl` feature is off)"),
+        .with_detail(if cfg!(target_arch = "wasm32") {
+            "a page has no headless GL context (the web run draws on a canvas: `Engine::run_web`)"
+        } else {
+            "this build has no GL pipeline (laige-engine's `gl` feature is off)"
+        }),
     ))
 }
 

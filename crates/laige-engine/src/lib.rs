@@ -9,8 +9,11 @@
 //!    feature `gl`) and `Engine::run_windowed` (feature `window`: a winit
 //!    0.30 event loop and the simulation on the main thread, rendering on
 //!    the render thread through the lock-free handoff, presentation
-//!    interpolated with the loop's alpha). Both are thin drivers of one
-//!    frame step (the session's): callbacks, ticks, publish.
+//!    interpolated with the loop's alpha) and `Engine::run_web` (feature
+//!    `web`, `wasm32-unknown-unknown`: winit's web event loop driving the
+//!    frame step from `requestAnimationFrame`, drawing on a canvas's
+//!    WebGL2 on the page's thread). All are thin drivers of one frame step
+//!    (the session's): callbacks, ticks, publish.
 //! 2. **The lifecycle** Init → Running ⇄ Paused → Shutdown, driven by the
 //!    game ([`Control`]) and by window events (close, focus), and **one
 //!    ordered shutdown** for every way a run ends — the limit, the game's
@@ -66,7 +69,7 @@
 
 // The module graph runs one way (each module uses only those above it):
 // events, interrupt, config → options, report, resources → frame → game → presenter →
-// session → gl_present → builder → headless → record → windowed.
+// session → gl_present → builder → headless → record → winit_input → windowed, web.
 
 // The derive names `::laige_engine::sim` for a crate that depends on
 // laige-engine alone; this makes that path resolve inside this crate too.
@@ -95,8 +98,12 @@ mod builder;
 mod headless;
 pub mod prelude;
 pub mod record;
+#[cfg(all(feature = "web", target_arch = "wasm32"))]
+mod web;
 #[cfg(feature = "window")]
 mod windowed;
+#[cfg(any(feature = "window", all(feature = "web", target_arch = "wasm32")))]
+mod winit_input;
 #[cfg(feature = "window")]
 mod x11_loss;
 

@@ -46,10 +46,10 @@ pub(crate) trait Presenter {
 
 /// No rendering: every frame is simulated, none is drawn (the headless
 /// presenter of a build without the GL pipeline).
-#[cfg(any(test, not(feature = "gl")))]
+#[cfg(any(test, not(feature = "gl"), target_arch = "wasm32"))]
 pub(crate) struct NoPresenter;
 
-#[cfg(any(test, not(feature = "gl")))]
+#[cfg(any(test, not(feature = "gl"), target_arch = "wasm32"))]
 impl Presenter for NoPresenter {
     fn presented(&self) -> u64 {
         0

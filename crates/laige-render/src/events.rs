@@ -75,7 +75,8 @@ pub(crate) const STAGES_NOT_RUNNING: EventId = EventId::new("sprite_stages", "no
 
 /// `gl_context/create_failed`: a platform call creating the context, its
 /// surface or its framebuffer failed (Failed), or the platform lacks EGL, a
-/// matching config or OpenGL 3.3 core (Unsupported).
+/// matching config or OpenGL 3.3 core (Unsupported); in a browser, the
+/// canvas gives no WebGL2 context (Unsupported).
 #[cfg(feature = "gl")]
 pub(crate) const CONTEXT_CREATE_FAILED: EventId = EventId::new("gl_context", "create_failed");
 /// `gl_context/size_invalid`: a target size outside the accepted range
@@ -84,16 +85,19 @@ pub(crate) const CONTEXT_CREATE_FAILED: EventId = EventId::new("gl_context", "cr
 pub(crate) const CONTEXT_SIZE_INVALID: EventId = EventId::new("gl_context", "size_invalid");
 /// `gl_context/make_current_failed`: `eglMakeCurrent`/`glXMakeCurrent`
 /// failed while binding.
-#[cfg(feature = "gl")]
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
 pub(crate) const MAKE_CURRENT_FAILED: EventId = EventId::new("gl_context", "make_current_failed");
 /// `gl_context/release_failed`: releasing (make-not-current) failed.
-#[cfg(feature = "gl")]
+// A canvas is never released, swapped or given a swap interval.
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
 pub(crate) const RELEASE_FAILED: EventId = EventId::new("gl_context", "release_failed");
 /// `gl_context/swap_failed`: the buffer swap failed.
-#[cfg(feature = "gl")]
+// A canvas is never released, swapped or given a swap interval.
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
 pub(crate) const SWAP_FAILED: EventId = EventId::new("gl_context", "swap_failed");
 /// `gl_context/vsync_failed`: setting the swap interval failed.
-#[cfg(feature = "gl")]
+// A canvas is never released, swapped or given a swap interval.
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
 pub(crate) const VSYNC_FAILED: EventId = EventId::new("gl_context", "vsync_failed");
 /// `gl_context/read_region_invalid`: a read-back region or buffer that does
 /// not fit the target (InvalidArgument).

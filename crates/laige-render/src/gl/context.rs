@@ -22,10 +22,7 @@ use std::ptr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::events::{
-    CONTEXT_SIZE_INVALID, GL_ERROR, MAKE_CURRENT_FAILED, READ_REGION_INVALID, RELEASE_FAILED,
-    SWAP_FAILED, VSYNC_FAILED,
-};
+use crate::events::{MAKE_CURRENT_FAILED, RELEASE_FAILED, SWAP_FAILED, VSYNC_FAILED};
 use glow::HasContext;
 use glutin::context::{NotCurrentContext, PossiblyCurrentContext};
 use glutin::prelude::{GlSurface, NotCurrentGlContext, PossiblyCurrentGlContext};
@@ -33,26 +30,8 @@ use glutin::surface::{PbufferSurface, Surface, SwapInterval, WindowSurface};
 use laige_core::{Error, ErrorCode, Result};
 use winit::window::Window;
 
-/// The largest width or height accepted for a target, in pixels.
-///
-/// Where it comes from: 16384 is the `GL_MAX_RENDERBUFFER_SIZE` /
-/// `GL_MAX_TEXTURE_SIZE` of current desktop drivers, Mesa's llvmpipe
-/// included; the driver's own limit (queried at creation) applies when it is
-/// lower.
-pub const MAX_TARGET_SIZE: u32 = 16_384;
-
-/// What a context renders into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum GlTarget {
-    /// A winit window's back buffer (presented by [`CurrentGlContext::swap_buffers`]).
-    Window,
-    /// A framebuffer object of the configured size, on a surfaceless EGL context.
-    HeadlessSurfaceless,
-    /// A framebuffer object of the configured size, on an EGL context bound
-    /// to a 1×1 pbuffer (for drivers without `EGL_KHR_surfaceless_context`).
-    HeadlessPbuffer,
-}
+pub use super::target::{GlTarget, MAX_TARGET_SIZE};
+pub(crate) use super::target::{check_gl_error, gl_i32, read_rgba, region_len, validate_size};
 
 /// The surface a context is bound with.
 pub(crate) enum BoundSurface {
@@ -72,8 +51,8 @@ pub(crate) enum BoundSurface {
 /// The offscreen framebuffer of a headless context.
 #[derive(Clone, Copy)]
 pub(crate) struct Offscreen {
-    pub(crate) fbo: glow::NativeFramebuffer,
-    pub(crate) color: glow::NativeRenderbuffer,
+    pub(crate) fbo: glow::Framebuffer,
+    pub(crate) color: glow::Renderbuffer,
 }
 
 /// Everything but the glutin context itself; identical in both states.
@@ -318,6 +297,13 @@ impl CurrentGlContext {
         self.parts.vsync
     }
 
+    /// The first lines of every shader compiled on this context: GLSL
+    /// 3.30 core (desktop GL 3.3).
+    #[must_use]
+    pub fn glsl_header(&self) -> &'static str {
+        "#version 330 core\n"
+    }
+
     /// A process-unique identity of this context (the same in both states).
     pub(crate) fn id(&self) -> u64 {
         self.parts.id
@@ -448,43 +434,17 @@ impl CurrentGlContext {
         height: u32,
         out: &mut [u8],
     ) -> Result<()> {
-        let len = region_len(x, y, width, height, self.parts.width, self.parts.height)?;
-        if out.len() != len {
-            return Err(Error::invalid_argument(
-                READ_REGION_INVALID,
-                "out.len()",
-                out.len(),
-                format!("exactly width × height × 4 = {len} bytes"),
-            ));
-        }
-        let gl = &self.parts.gl;
         // SAFETY: the context is current on this thread (type invariant);
-        // the region lies inside the bound read framebuffer (checked above)
-        // and `out` holds exactly width × height × 4 bytes with a pack
-        // alignment of 1, so GL writes inside the slice.
+        // the offscreen FBO, when present, was created by it.
         unsafe {
-            match self.parts.offscreen {
-                Some(off) => {
-                    gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(off.fbo));
-                    gl.read_buffer(glow::COLOR_ATTACHMENT0);
-                }
-                None => {
-                    gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
-                    gl.read_buffer(glow::BACK);
-                }
-            }
-            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
-            gl.read_pixels(
-                gl_i32(x),
-                gl_i32(y),
-                gl_i32(width),
-                gl_i32(height),
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelPackData::Slice(Some(out)),
-            );
+            read_rgba(
+                &self.parts.gl,
+                self.parts.offscreen.map(|o| o.fbo),
+                (x, y, width, height),
+                (self.parts.width, self.parts.height),
+                out,
+            )
         }
-        self.check_gl_error("reading pixels")
     }
 
     /// Binds the render target (the offscreen FBO or the window's default
@@ -502,22 +462,7 @@ impl CurrentGlContext {
     /// Returns `gl_context/gl_error` if GL's error flag is set (and clears it).
     pub(crate) fn check_gl_error(&self, doing: &'static str) -> Result<()> {
         // SAFETY: the context is current on this thread (type invariant).
-        let code = unsafe { self.parts.gl.get_error() };
-        if code == glow::NO_ERROR {
-            Ok(())
-        } else {
-            // Drain the remaining flags so the next check starts clean
-            // (bounded: GL keeps at most one flag per error kind).
-            for _ in 0..8 {
-                // SAFETY: as above.
-                if unsafe { self.parts.gl.get_error() } == glow::NO_ERROR {
-                    break;
-                }
-            }
-            Err(Error::new(ErrorCode::Failed, GL_ERROR)
-                .with_value(format!("GL error 0x{code:04X}"))
-                .with_detail(doing))
-        }
+        unsafe { check_gl_error(&self.parts.gl, doing) }
     }
 }
 
@@ -550,57 +495,6 @@ pub(crate) fn millihertz_to_hz(mhz: u32) -> u32 {
     mhz / 1000 + u32::from(mhz % 1000 >= 500)
 }
 
-/// Converts a size already validated to ≤ [`MAX_TARGET_SIZE`] to GL's `i32`.
-pub(crate) fn gl_i32(v: u32) -> i32 {
-    i32::try_from(v).unwrap_or(i32::MAX)
-}
-
-/// Validates a target size against `1..=max`.
-pub(crate) fn validate_size(width: u32, height: u32, max: u32) -> Result<(NonZeroU32, NonZeroU32)> {
-    let accepted = || format!("1..={max} pixels (the driver's limit, at most {MAX_TARGET_SIZE})");
-    let w = NonZeroU32::new(width)
-        .filter(|w| w.get() <= max)
-        .ok_or_else(|| Error::invalid_argument(CONTEXT_SIZE_INVALID, "width", width, accepted()))?;
-    let h = NonZeroU32::new(height)
-        .filter(|h| h.get() <= max)
-        .ok_or_else(|| {
-            Error::invalid_argument(CONTEXT_SIZE_INVALID, "height", height, accepted())
-        })?;
-    Ok((w, h))
-}
-
-/// Checks a read-back region against the target and returns its byte length.
-fn region_len(
-    x: u32,
-    y: u32,
-    width: u32,
-    height: u32,
-    target_w: u32,
-    target_h: u32,
-) -> Result<usize> {
-    let fits = |start: u32, len: u32, max: u32| {
-        len > 0 && start.checked_add(len).is_some_and(|end| end <= max)
-    };
-    if !fits(x, width, target_w) {
-        return Err(Error::invalid_argument(
-            READ_REGION_INVALID,
-            "x + width",
-            format!("{x} + {width}"),
-            format!("width ≥ 1 and x + width ≤ {target_w} (the target width)"),
-        ));
-    }
-    if !fits(y, height, target_h) {
-        return Err(Error::invalid_argument(
-            READ_REGION_INVALID,
-            "y + height",
-            format!("{y} + {height}"),
-            format!("height ≥ 1 and y + height ≤ {target_h} (the target height)"),
-        ));
-    }
-    // Both ≤ MAX_TARGET_SIZE (2^14): the product × 4 fits in 2^30.
-    Ok(width as usize * height as usize * 4)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -613,30 +507,6 @@ mod tests {
         assert_eq!(millihertz_to_hz(143_856), 144);
         assert_eq!(millihertz_to_hz(59_499), 59);
         assert_eq!(millihertz_to_hz(59_500), 60);
-    }
-
-    #[test]
-    fn size_validation_names_field_and_range() {
-        let e = validate_size(0, 10, 4096).unwrap_err();
-        assert_eq!(e.code(), ErrorCode::InvalidArgument);
-        assert_eq!(e.field(), Some("width"));
-        let e = validate_size(10, 4097, 4096).unwrap_err();
-        assert_eq!(e.field(), Some("height"));
-        insta::assert_snapshot!(e.to_string(), @"gl_context/size_invalid: invalid argument: height = 4097; accepted: 1..=4096 pixels (the driver's limit, at most 16384)");
-        assert!(validate_size(4096, 1, 4096).is_ok());
-    }
-
-    #[test]
-    fn read_region_must_fit_the_target() {
-        assert_eq!(region_len(0, 0, 4, 2, 4, 2).unwrap(), 32);
-        assert_eq!(region_len(3, 1, 1, 1, 4, 2).unwrap(), 4);
-        let e = region_len(3, 0, 2, 1, 4, 2).unwrap_err();
-        assert_eq!(e.field(), Some("x + width"));
-        let e = region_len(0, 0, 1, 0, 4, 2).unwrap_err();
-        assert_eq!(e.field(), Some("y + height"));
-        let e = region_len(u32::MAX, 0, 2, 1, 4, 2).unwrap_err();
-        assert_eq!(e.code(), ErrorCode::InvalidArgument);
-        insta::assert_snapshot!(e.to_string(), @"gl_context/read_region_invalid: invalid argument: x + width = 4294967295 + 2; accepted: width ≥ 1 and x + width ≤ 4 (the target width)");
     }
 
     #[test]

@@ -33,9 +33,14 @@
 #![doc = include_str!("context.md")]
 
 mod batcher;
-#[cfg(feature = "gl")]
+// The context: glutin's on a desktop, a canvas's WebGL2 in a browser
+// (wasm32, feature `web`); both with the same API, over `target`'s rules.
+#[cfg(all(feature = "gl", target_arch = "wasm32"))]
+#[path = "canvas.rs"]
 mod context;
-#[cfg(feature = "gl")]
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
+mod context;
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
 mod headless;
 #[cfg(feature = "gl")]
 mod image;
@@ -47,10 +52,12 @@ mod stages;
 #[cfg(feature = "gl")]
 mod surface;
 #[cfg(feature = "gl")]
+mod target;
+#[cfg(feature = "gl")]
 mod text;
 #[cfg(feature = "gl")]
 mod texture_queue;
-#[cfg(feature = "gl")]
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
 mod windowed;
 
 pub use batcher::{
@@ -63,7 +70,7 @@ pub use context::{CurrentGlContext, GlContext, GlTarget, MAX_TARGET_SIZE};
 /// game's own (`SpriteFrameHook::before_draw`, the engine's `RenderPass`).
 #[cfg(feature = "gl")]
 pub use glow;
-#[cfg(feature = "gl")]
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
 pub use headless::{HeadlessConfig, HeadlessSurface};
 #[cfg(feature = "gl")]
 pub use image::{Image, MAX_IMAGE_SIDE};
@@ -79,5 +86,5 @@ pub use surface::SurfaceSize;
 pub use text::{Align, Font, TextStyle};
 #[cfg(feature = "gl")]
 pub use texture_queue::TextureQueue;
-#[cfg(feature = "gl")]
+#[cfg(all(feature = "gl", not(target_arch = "wasm32")))]
 pub use windowed::WindowedConfig;

@@ -2,7 +2,8 @@
 //! stage): upload the batcher's instances into one streaming buffer and
 //! draw each batch as one instanced call of textured, colored quads.
 //!
-//! GL state the renderer owns: one program (GLSL 330 core, `shaders/`),
+//! GL state the renderer owns: one program (`shaders/`: GLSL 330 core on a desktop,
+//! GLSL ES 3.00 on WebGL2 — one body, the context's header),
 //! one vertex array whose six instanced attributes read
 //! [`SpriteInstance`]s, one instance buffer (grown to the next power of two,
 //! orphaned every frame), and the textures (index 0: opaque 1×1 white).
@@ -127,15 +128,15 @@ pub struct DrawStats {
 #[derive(Debug)]
 pub struct SpriteRenderer {
     context_id: u64,
-    program: glow::NativeProgram,
-    vao: glow::NativeVertexArray,
-    instance_buffer: glow::NativeBuffer,
+    program: glow::Program,
+    vao: glow::VertexArray,
+    instance_buffer: glow::Buffer,
     buffer_capacity: usize,
-    u_scale: Option<glow::NativeUniformLocation>,
-    u_offset: Option<glow::NativeUniformLocation>,
+    u_scale: Option<glow::UniformLocation>,
+    u_offset: Option<glow::UniformLocation>,
     /// By id; `None` for an id whose upload the driver refused (drawn as
     /// the white texture, index 0).
-    textures: Vec<Option<glow::NativeTexture>>,
+    textures: Vec<Option<glow::Texture>>,
     max_texture_size: u32,
     queue: Option<TextureQueue>,
     /// Textures taken from the queue, uploaded, then dropped (reused).
@@ -154,7 +155,7 @@ impl SpriteRenderer {
     /// the detail) or `sprite_renderer/create_failed` (`Failed`).
     pub fn new(ctx: &CurrentGlContext) -> Result<Self> {
         let gl = ctx.gl();
-        let program = compile_program(gl)?;
+        let program = compile_program(gl, ctx.glsl_header())?;
         // SAFETY: `ctx` is current on this thread (its type invariant);
         // every object used is created just above on this context.
         let mut renderer = unsafe {
@@ -346,7 +347,7 @@ impl SpriteRenderer {
         height: u32,
         rgba: &[u8],
         options: TextureOptions,
-    ) -> Result<glow::NativeTexture> {
+    ) -> Result<glow::Texture> {
         // Validation errors come back unreported: the caller reports once.
         super::image::check_rgba_size(
             TEXTURE_INVALID,
@@ -685,7 +686,7 @@ fn create_failed(what: &'static str, e: String) -> Error {
     Error::new(ErrorCode::Failed, RENDERER_CREATE_FAILED).with_detail(format!("{what}: {e}"))
 }
 
-fn compile_program(gl: &glow::Context) -> Result<glow::NativeProgram> {
+fn compile_program(gl: &glow::Context, header: &str) -> Result<glow::Program> {
     // SAFETY: the caller's context is current on this thread (every caller
     // holds a CurrentGlContext); every name used is created here.
     unsafe {
@@ -704,7 +705,7 @@ fn compile_program(gl: &glow::Context) -> Result<glow::NativeProgram> {
                     return Err(create_failed("glCreateShader", e));
                 }
             };
-            gl.shader_source(shader, src);
+            gl.shader_source(shader, &format!("{header}{src}"));
             gl.compile_shader(shader);
             shaders.push(shader);
             if !gl.get_shader_compile_status(shader) {
@@ -741,11 +742,7 @@ fn compile_program(gl: &glow::Context) -> Result<glow::NativeProgram> {
 /// # Safety
 ///
 /// The names' context must be current on this thread.
-unsafe fn cleanup(
-    gl: &glow::Context,
-    program: glow::NativeProgram,
-    shaders: &[glow::NativeShader],
-) {
+unsafe fn cleanup(gl: &glow::Context, program: glow::Program, shaders: &[glow::Shader]) {
     // SAFETY: the caller guarantees the context is current; the names are its.
     unsafe {
         for s in shaders {

@@ -1,4 +1,5 @@
-#version 330 core
+// The `#version` line (and, for GLSL ES, the precision) is the context's
+// (`CurrentGlContext::glsl_header`): one body for GL 3.3 and WebGL2.
 // Texture × color with premultiplied alpha: the texture's texels are
 // premultiplied at load time, the instance color is straight and is
 // premultiplied here; the renderer blends ONE, ONE_MINUS_SRC_ALPHA.

@@ -1,4 +1,5 @@
-#version 330 core
+// The `#version` line (and, for GLSL ES, the precision) is the context's
+// (`CurrentGlContext::glsl_header`): one body for GL 3.3 and WebGL2.
 // One instanced quad per sprite; the four corners come from gl_VertexID
 // (a triangle strip of 4 vertices), so there is no per-vertex buffer.
 // Instance layout: SpriteInstance in batcher.rs (56 bytes, divisor 1).

@@ -1,0 +1,278 @@
+//! The page side of `laige-demo-web`: the panic report, the address's
+//! options, the demo wrapped to record its state hashes and frame numbers,
+//! the engine's web run, and the exports the page reads.
+
+use std::cell::RefCell;
+use std::fmt::Write as _;
+
+use laige_demo::{Demo, headless_script, input_log, replay_identity};
+use laige_engine::{
+    Engine, EngineConfig, EngineOptions, EngineScalar, Frame, Game, GameWrapper, RunLimit,
+    RunReport, World,
+};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::wasm_bindgen;
+use web_sys::HtmlCanvasElement;
+
+/// What the page can read about the run.
+#[derive(Default)]
+struct Status {
+    frames: u64,
+    ticks: u64,
+    presented: u64,
+    dropped_ticks: u64,
+    render_dropped: u64,
+    entities: u64,
+    first_present_ms: Option<f64>,
+    /// `(tick, state hash)` every `hash_every` ticks.
+    hashes: Vec<(u64, u64)>,
+    /// Every tick's delivered input (`laige_demo::input_log`).
+    input_log: String,
+    /// The last tick logged there.
+    logged_tick: Option<u64>,
+    /// The report's summary once the run ended, or the error that kept it
+    /// from starting.
+    end: Option<String>,
+}
+
+thread_local! {
+    static STATUS: RefCell<Status> = RefCell::new(Status::default());
+}
+
+/// `performance.now()`: milliseconds since the page's navigation started.
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Sets `window[name] = value` (what the page and the test poll).
+fn set_global(name: &str, value: &str) {
+    if let Some(window) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&window, &name.into(), &value.into());
+    }
+}
+
+/// A panic's message to `console.error` and `window.laigePanic` before the
+/// module traps, so a test fails with it instead of a frozen canvas.
+fn install_panic_report() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = format!("laige-demo panicked: {info}");
+        web_sys::console::error_1(&message.as_str().into());
+        set_global("laigePanic", &message);
+    }));
+}
+
+/// The value of `key` in the address's query (`?key=value&…`).
+fn query(search: &str, key: &str) -> Option<String> {
+    search
+        .trim_start_matches('?')
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| v.to_owned())
+}
+
+/// The demo, recording its state hash every `hash_every` ticks and its
+/// frame numbers for the page.
+struct WebDemo {
+    demo: Demo,
+    hash_every: u64,
+    /// Panic at this tick (`panic_at=N`: the test that a panic reaches the
+    /// page with its message).
+    panic_at: Option<u64>,
+}
+
+impl GameWrapper for WebDemo {
+    type Inner = Demo;
+
+    fn inner(&self) -> &Demo {
+        &self.demo
+    }
+
+    fn inner_mut(&mut self) -> &mut Demo {
+        &mut self.demo
+    }
+
+    fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
+        Game::on_tick::<S>(&mut self.demo, world, tick);
+        assert!(
+            self.panic_at != Some(tick),
+            "the page asked for a panic at tick {tick} (panic_at)"
+        );
+        let input = world.input();
+        if let Some(delivered) = input.delivered_tick() {
+            STATUS.with_borrow_mut(|s| {
+                if s.logged_tick != Some(delivered) {
+                    s.logged_tick = Some(delivered);
+                    input_log::push_line(&mut s.input_log, delivered, input.delivered());
+                }
+            });
+        }
+        if self.hash_every > 0 && tick.is_multiple_of(self.hash_every) {
+            let hash = world.state_hash();
+            STATUS.with_borrow_mut(|s| s.hashes.push((tick, hash)));
+        }
+    }
+
+    fn present<S: EngineScalar>(&mut self, world: &World, frame: &mut Frame<'_>) {
+        Game::present::<S>(&mut self.demo, world, frame);
+        let stats = *frame.stats();
+        STATUS.with_borrow_mut(|s| {
+            s.frames = stats.frame;
+            s.ticks = stats.tick;
+            s.presented = stats.frames_presented;
+            s.dropped_ticks = stats.dropped_ticks;
+            s.render_dropped = stats.frames_render_dropped;
+            s.entities = world.len() as u64;
+        });
+    }
+}
+
+fn first_present() {
+    let at = now_ms();
+    STATUS.with_borrow_mut(|s| s.first_present_ms = Some(at));
+}
+
+fn ended(outcome: laige_engine::Result<RunReport>) {
+    let line = match outcome {
+        Ok(report) => format!(
+            "exit {} ({}); ticks {}; frames {}; state hash {:016x}",
+            report.exit_code(),
+            report.exit.as_str(),
+            report.ticks,
+            report.frames,
+            report.state_hash
+        ),
+        Err(err) => {
+            let line = format!("laige-demo: the run did not start: {err}");
+            web_sys::console::error_1(&line.as_str().into());
+            line
+        }
+    };
+    set_global("laigeEnd", &line);
+    STATUS.with_borrow_mut(|s| s.end = Some(line));
+}
+
+/// Starts the demo on the page's `<canvas id="laige">`.
+pub(crate) fn start() {
+    install_panic_report();
+    if let Err(err) = run() {
+        ended(Err(err));
+    }
+}
+
+fn run() -> laige_engine::Result<()> {
+    let missing = |what: &'static str| {
+        laige_engine::Error::new(
+            laige_engine::ErrorCode::Unsupported,
+            laige_engine::events::WINDOW_FAILED,
+        )
+        .with_detail(what)
+    };
+    let window = web_sys::window().ok_or_else(|| missing("no window (not a page)"))?;
+    let search = window.location().search().unwrap_or_default();
+    let canvas = window
+        .document()
+        .and_then(|d| d.get_element_by_id("laige"))
+        .and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok())
+        .ok_or_else(|| missing("the page has no <canvas id=\"laige\">"))?;
+    let number = |key: &str| query(&search, key).and_then(|v| v.parse::<u64>().ok());
+    let entities = number("entities").map_or(10_000, |n| u32::try_from(n).unwrap_or(u32::MAX));
+    let hash_every = number("hash_every").unwrap_or(60);
+    let limit = number("ticks").map_or(RunLimit::Unlimited, RunLimit::Ticks);
+    STATUS.with_borrow_mut(|s| s.hashes.reserve(1024));
+    let mut config = EngineConfig::default();
+    // The view fits the arena to the canvas (`demo_view` reads these).
+    config.render.window_width = canvas.width();
+    config.render.window_height = canvas.height();
+    if query(&search, "interpolate").as_deref() == Some("0") {
+        config.render.interpolation = false;
+    }
+    let options = EngineOptions {
+        handle_ctrl_c: false,
+        on_first_present: Some(first_present as fn()),
+        sprite_capacity: entities as usize + 256,
+        ..EngineOptions::default()
+    };
+    let game = WebDemo {
+        demo: Demo {
+            entities,
+            progress_every_frames: 0,
+            ..Demo::default()
+        },
+        hash_every,
+        panic_at: number("panic_at"),
+    };
+    let mut builder = Engine::builder()
+        .game(game)
+        .config(config.clone())
+        .options(options)
+        .replay_identity(replay_identity(entities));
+    if let Some(seconds) = number("script") {
+        builder = builder.scripted_input(headless_script(seconds, config.game_loop.tick_rate_hz));
+    }
+    builder.build()?.run_web(canvas, limit, ended)
+}
+
+/// The state hash recorded at `tick` (hex), if the run recorded one there.
+#[wasm_bindgen]
+#[must_use]
+pub fn laige_hash_at(tick: u32) -> Option<String> {
+    STATUS.with_borrow(|s| {
+        s.hashes
+            .iter()
+            .find(|(t, _)| *t == u64::from(tick))
+            .map(|(_, h)| format!("{h:016x}"))
+    })
+}
+
+/// The run's numbers as JSON: `frames`, `ticks`, `presented`,
+/// `dropped_ticks`, `render_dropped`, `entities`, `first_present_ms`
+/// (null before the first frame), `end` (null while running).
+#[wasm_bindgen]
+#[must_use]
+pub fn laige_status() -> String {
+    STATUS.with_borrow(|s| {
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "{{\"frames\":{},\"ticks\":{},\"presented\":{},\"dropped_ticks\":{},\"render_dropped\":{},\"entities\":{},\"first_present_ms\":{},\"end\":",
+            s.frames,
+            s.ticks,
+            s.presented,
+            s.dropped_ticks,
+            s.render_dropped,
+            s.entities,
+            s.first_present_ms
+                .map_or_else(|| "null".to_owned(), |ms| format!("{ms:.1}")),
+        );
+        match &s.end {
+            Some(end) => {
+                let _ = write!(out, "\"{}\"}}", end.replace('\\', "\\\\").replace('"', "\\\""));
+            }
+            None => out.push_str("null}"),
+        }
+        out
+    })
+}
+
+/// The input every tick delivered so far (`laige_demo::input_log`'s text:
+/// `laige-demo --input-log FILE` plays it back natively).
+#[wasm_bindgen]
+#[must_use]
+pub fn laige_input_log() -> String {
+    STATUS.with_borrow(|s| s.input_log.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_reads_one_key() {
+        assert_eq!(query("?a=1&ticks=300", "ticks").as_deref(), Some("300"));
+        assert_eq!(query("?a=1", "ticks"), None);
+        assert_eq!(query("", "ticks"), None);
+    }
+}

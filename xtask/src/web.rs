@@ -1,0 +1,286 @@
+//! `cargo xtask web [--serve | --test]`: the demo as a static site under `target/web` (the
+//! page, the wasm module and wasm-bindgen's `--target web` glue, the
+//! module optimized by `wasm-opt` when binaryen is installed), optionally
+//! served on 127.0.0.1 for a person (`--serve`); and the browser test
+//! `cargo xtask test` runs (`demo_test`): the page in headless Chromium
+//! against the native demo's state hash.
+//!
+//! The examples of laige-engine are not in the site: each is a native
+//! command-line program (a headless run with its own checks, `--window`
+//! for a desktop window); only the demo has a page entry point.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+use crate::run::{cargo, root};
+
+/// `cargo xtask web`'s options.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Serve the site on 127.0.0.1 after building it (Ctrl-C stops).
+    #[arg(long)]
+    serve: bool,
+    /// The port `--serve` listens on.
+    #[arg(long, default_value_t = 8000)]
+    port: u16,
+    /// Run the browser test of `cargo xtask test` alone (the page in
+    /// headless Chromium against the native demo).
+    #[arg(long, conflicts_with = "serve")]
+    test: bool,
+}
+
+/// The built site and its module's sizes in bytes.
+pub struct Site {
+    /// `target/web`.
+    pub dir: PathBuf,
+    /// The module as wasm-bindgen wrote it.
+    pub raw: u64,
+    /// After `wasm-opt -O3` (`None`: binaryen is not installed).
+    pub optimized: Option<u64>,
+    /// The served module, gzipped (`gzip -9`; `None`: no gzip).
+    pub gzipped: Option<u64>,
+}
+
+/// The tick the browser test compares: the end of the native demo's
+/// default scripted session (5 s at 60 Hz), which the page replays with
+/// `script=1`.
+const HASH_TICK: u64 = 300;
+
+/// `cargo xtask web [--serve] [--port N]`.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    if args.test {
+        if !demo_test()? {
+            bail!("the browser test failed");
+        }
+        return Ok(());
+    }
+    let site = build()?;
+    println!("{}", sizes(&site));
+    if args.serve {
+        serve(&site.dir, args.port)?;
+    }
+    Ok(())
+}
+
+fn sizes(site: &Site) -> String {
+    let kib = |b: u64| format!("{:.0} KiB", b as f64 / 1024.0);
+    format!(
+        "xtask web: {}: module {} raw, {} after wasm-opt, {} gzipped",
+        site.dir.display(),
+        kib(site.raw),
+        site.optimized
+            .map_or_else(|| "— (no wasm-opt)".to_owned(), kib),
+        site.gzipped.map_or_else(|| "—".to_owned(), kib),
+    )
+}
+
+fn checked(mut c: Command, what: &str) -> anyhow::Result<()> {
+    let status = c.status().with_context(|| format!("starting {what}"))?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+/// Whether `program --version` runs.
+fn have(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Builds the site: the demo's web binary (release), its glue, the page.
+pub fn build() -> anyhow::Result<Site> {
+    let root = root();
+    let dir = root.join("target/web");
+    std::fs::create_dir_all(&dir)?;
+    let mut c = cargo();
+    c.args([
+        "build",
+        "--release",
+        "--target",
+        "wasm32-unknown-unknown",
+        "-p",
+        "laige-demo",
+        "--no-default-features",
+        "--features",
+        "web",
+        "--bin",
+        "laige-demo-web",
+    ]);
+    checked(c, "building laige-demo-web for wasm32-unknown-unknown")?;
+    let built = root.join("target/wasm32-unknown-unknown/release/laige-demo-web.wasm");
+    // wasm-opt runs on rustc's module, before wasm-bindgen: binaryen 108
+    // (Debian's) rewrites the externref table of wasm-bindgen's output
+    // into one the glue cannot fill ("WebAssembly.Table.set(): Argument 1
+    // is invalid"); bindgen's own passes after it are size-neutral.
+    let (module, optimized) = if have("wasm-opt") {
+        let opt = root.join("target/wasm32-unknown-unknown/release/laige-demo-web.opt.wasm");
+        let mut c = Command::new("wasm-opt");
+        // The features rustc's wasm32 target enables by default (binaryen
+        // must be told which instructions it may read and write).
+        c.args([
+            "-O3",
+            "--strip-debug",
+            "--enable-bulk-memory",
+            "--enable-nontrapping-float-to-int",
+            "--enable-sign-ext",
+            "--enable-mutable-globals",
+            "--enable-multivalue",
+            "--enable-reference-types",
+        ]);
+        c.arg(&built).arg("-o").arg(&opt);
+        checked(c, "wasm-opt -O3")?;
+        (opt, true)
+    } else {
+        println!("xtask web: no wasm-opt (Debian's binaryen): the module stays as built");
+        (built.clone(), false)
+    };
+    let bindgen = std::env::var("WASM_BINDGEN").unwrap_or_else(|_| "wasm-bindgen".into());
+    let wasm = dir.join("laige-demo_bg.wasm");
+    let bindgen_into = |module: &Path, out: &Path| -> anyhow::Result<u64> {
+        let mut c = Command::new(&bindgen);
+        c.args([
+            "--target",
+            "web",
+            "--no-typescript",
+            "--out-name",
+            "laige-demo",
+        ]);
+        c.arg("--out-dir").arg(out).arg(module);
+        checked(
+            c,
+            "wasm-bindgen (the CLI of Cargo.lock's wasm-bindgen version: .ci/run installs it)",
+        )?;
+        Ok(std::fs::metadata(out.join("laige-demo_bg.wasm"))?.len())
+    };
+    // The unoptimized module's size, for the figures (its glue is not served).
+    let raw = if optimized {
+        let scratch = root.join("target/web-raw");
+        std::fs::create_dir_all(&scratch)?;
+        bindgen_into(&built, &scratch)?
+    } else {
+        0
+    };
+    let served = bindgen_into(&module, &dir)?;
+    let (raw, optimized) = if optimized {
+        (raw, Some(served))
+    } else {
+        (served, None)
+    };
+    let gzipped = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(&wasm)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| o.stdout.len() as u64);
+    std::fs::copy(root.join("xtask/web/demo.html"), dir.join("index.html"))?;
+    Ok(Site {
+        dir,
+        raw,
+        optimized,
+        gzipped,
+    })
+}
+
+/// The native demo's state hash after `HASH_TICK` ticks of its default
+/// scripted session (unpaced: every tick on virtual time; the debug build
+/// the workspace suite already built).
+fn native_hash() -> anyhow::Result<String> {
+    let mut c = cargo();
+    c.args(["run", "-q", "-p", "laige-demo", "--"]);
+    c.args(["--unpaced", "--quiet", "--ticks", &HASH_TICK.to_string()]);
+    let out = c.output().context("running the native demo")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!(
+            "the native demo failed ({}): {text}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("state hash: "))
+        .map(str::to_owned)
+        .with_context(|| format!("no state hash in the native demo's report: {text}"))
+}
+
+/// The browser test (a step of `cargo xtask test`): the site built, the
+/// native hash at `HASH_TICK`, then `xtask/web/demo-test.mjs` runs the
+/// page in headless Chromium and judges it (the hash, 300+ frames without
+/// an error, one frame against the native offscreen render).
+pub fn demo_test() -> anyhow::Result<bool> {
+    let site = build()?;
+    println!("{}", sizes(&site));
+    let hash = native_hash()?;
+    println!("xtask web: native demo, tick {HASH_TICK}: state hash {hash}");
+    let mut c = Command::new("node");
+    c.current_dir(root());
+    c.arg("xtask/web/demo-test.mjs").arg(&site.dir);
+    c.args([&hash, &HASH_TICK.to_string()]);
+    // The native demo `native_hash` built: the one-frame comparison's
+    // offscreen render.
+    c.arg(root().join("target/debug/laige-demo"));
+    crate::run::step("browser: the demo page in headless Chromium", c)
+}
+
+/// Serves `dir` on 127.0.0.1:`port`, one request at a time, until killed.
+fn serve(dir: &Path, port: u16) -> anyhow::Result<()> {
+    let listener = TcpListener::bind(("127.0.0.1", port))
+        .with_context(|| format!("listening on 127.0.0.1:{port}"))?;
+    println!(
+        "xtask web: serving {} on http://127.0.0.1:{port}/ (Ctrl-C stops)",
+        dir.display()
+    );
+    for stream in listener.incoming().flatten() {
+        if let Err(e) = answer(dir, stream) {
+            eprintln!("xtask web: {e:#}");
+        }
+    }
+    Ok(())
+}
+
+/// Answers one GET with a file of `dir` (404 outside it or when missing).
+fn answer(dir: &Path, mut stream: TcpStream) -> anyhow::Result<()> {
+    let mut line = String::new();
+    BufReader::new(&stream).read_line(&mut line)?;
+    let path = line.split_whitespace().nth(1).unwrap_or("/");
+    let path = path.split('?').next().unwrap_or("/");
+    let name = if path == "/" {
+        "index.html"
+    } else {
+        path.trim_start_matches('/')
+    };
+    let file = dir.join(name);
+    let inside = !name.split('/').any(|part| part == ".." || part.is_empty());
+    match std::fs::read(&file).ok().filter(|_| inside) {
+        Some(body) => {
+            let kind = match file.extension().and_then(|e| e.to_str()) {
+                Some("html") => "text/html; charset=utf-8",
+                Some("js") => "text/javascript; charset=utf-8",
+                Some("wasm") => "application/wasm",
+                Some("png") => "image/png",
+                _ => "application/octet-stream",
+            };
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n",
+                body.len()
+            )?;
+            stream.write_all(&body)?;
+        }
+        None => write!(
+            stream,
+            "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+        )?,
+    }
+    Ok(())
+}
