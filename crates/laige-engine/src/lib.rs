@@ -97,7 +97,7 @@ pub mod prelude;
 pub mod record;
 #[cfg(feature = "window")]
 mod windowed;
-#[cfg(feature = "window")]
+#[cfg(all(feature = "window", unix))]
 mod x11_loss;
 
 pub use builder::{Engine, EngineBuilder};
