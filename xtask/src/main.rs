@@ -20,6 +20,7 @@ mod package;
 mod portability;
 mod run;
 mod tidy;
+mod wine_window;
 
 use std::process::ExitCode;
 

@@ -353,6 +353,10 @@ impl<G: Game, S: EngineScalar> ApplicationHandler<EngineEvent> for App<G, S> {
             }
             Err(err) => {
                 self.outcome = Some(Err(err));
+                // Poll: the exit is taken without waiting for a message
+                // (winit on Windows would otherwise block in its wait, with
+                // no window to send one).
+                event_loop.set_control_flow(ControlFlow::Poll);
                 event_loop.exit();
             }
         }

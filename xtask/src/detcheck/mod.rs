@@ -62,6 +62,7 @@ use anyhow::{Context, bail};
 
 use crate::run::root;
 use known::{Answer, Known, platform_key, with_short};
+pub(crate) use matrix::runner;
 use matrix::{Build, MATRIX, SHORT_TICKS, TARGETS, Variant};
 use output::{Output, RunLine};
 use verdict::{Row, Verdict, first_diff, judge, judge_control, table};
