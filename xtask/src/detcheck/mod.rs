@@ -352,6 +352,9 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     if let Some(names) = &o.targets {
         variants.retain(|v| names.contains(&v.target.name));
     }
+    if variants.is_empty() {
+        bail!("detcheck: no build of the matrix is left by --builds, --host-only and --targets");
+    }
     let whole = o.builds.is_none() && !o.host_only && o.targets.is_none();
     // One math suite per cross target, on its first variant.
     let suites: Vec<usize> = variants
