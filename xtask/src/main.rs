@@ -21,6 +21,7 @@ mod portability;
 mod run;
 mod tidy;
 mod web;
+mod wine_window;
 
 use std::process::ExitCode;
 

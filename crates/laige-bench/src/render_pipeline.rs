@@ -221,9 +221,12 @@ impl ThreadCpu {
     }
 
     fn ns(&self) -> Option<u64> {
-        use std::os::unix::fs::FileExt;
         let mut buf = [0u8; 128];
-        let n = self.0.as_ref()?.read_at(&mut buf, 0).ok()?;
+        // A positional read: `&self` suffices (the file opens on Linux only).
+        #[cfg(unix)]
+        let n = std::os::unix::fs::FileExt::read_at(self.0.as_ref()?, &mut buf, 0).ok()?;
+        #[cfg(windows)]
+        let n = std::os::windows::fs::FileExt::seek_read(self.0.as_ref()?, &mut buf, 0).ok()?;
         let text = std::str::from_utf8(&buf[..n]).ok()?;
         text.split_whitespace().next()?.parse().ok()
     }

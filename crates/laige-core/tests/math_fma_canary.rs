@@ -6,6 +6,11 @@
 //! The inputs: `x = 1 + 2^-12`, so `x·x = 1 + 2^-11 + 2^-24` exactly. The
 //! `2^-24` is half an ulp of 1, a tie, which the unfused product rounds to
 //! even (`1 + 2^-11`) while a fused multiply-add keeps it.
+//!
+//! The fused results are computed in binary64, which holds each `x·x + c`
+//! here exactly, then rounded once to binary32 — not with `f32::mul_add`,
+//! which is a C library's `fmaf` on some targets and rounds twice there
+//! (MinGW-w64's, linked by `x86_64-pc-windows-gnu`).
 
 use std::hint::black_box;
 
@@ -21,9 +26,15 @@ fn p(v: f32) -> Fp32Pinned {
     Fp32Pinned::from_f32(black_box(v))
 }
 
+/// `x·y + c` rounded once to binary32, for inputs whose exact result
+/// binary64 holds (the products and sums of these canaries).
+fn fused(x: f32, y: f32, c: f32) -> f32 {
+    (f64::from(black_box(x)) * f64::from(black_box(y)) + f64::from(c)) as f32
+}
+
 #[test]
 fn the_inputs_distinguish_fused_from_unfused() {
-    assert_eq!(black_box(X).mul_add(black_box(X), -1.0), FUSED);
+    assert_eq!(fused(X, X, -1.0), FUSED);
     assert_ne!(UNFUSED, FUSED);
 }
 
@@ -66,8 +77,7 @@ fn sum_of_squares_rounds_each_square_before_the_add() {
     let y = 1.0 / 4096.0;
     let v = Vec2::new(p(X), p(y));
     assert_eq!(v.dot(v).to_bits(), (1.0f32 + 1.0 / 2048.0).to_bits());
-    let fused = black_box(X).mul_add(black_box(X), y * y);
-    assert_eq!(fused, 1.0 + 1.0 / 2048.0 + 1.0 / 8_388_608.0);
+    assert_eq!(fused(X, X, y * y), 1.0 + 1.0 / 2048.0 + 1.0 / 8_388_608.0);
     // length is sqrt of exactly that unfused sum.
     assert_eq!(
         v.length().to_bits(),

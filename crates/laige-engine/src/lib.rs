@@ -104,7 +104,7 @@ mod web;
 mod windowed;
 #[cfg(any(feature = "window", all(feature = "web", target_arch = "wasm32")))]
 mod winit_input;
-#[cfg(feature = "window")]
+#[cfg(all(feature = "window", unix))]
 mod x11_loss;
 
 pub use builder::{Engine, EngineBuilder};

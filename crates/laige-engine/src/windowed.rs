@@ -210,6 +210,7 @@ impl<G: Game, S: EngineScalar> App<G, S> {
             },
         )?;
         // A lost X server ends this run in order (instead of Xlib's exit).
+        #[cfg(unix)]
         if let Ok(handle) = winit::raw_window_handle::HasDisplayHandle::display_handle(event_loop)
             && let winit::raw_window_handle::RawDisplayHandle::Xlib(xlib) = handle.as_raw()
         {
@@ -259,6 +260,7 @@ impl<G: Game, S: EngineScalar> App<G, S> {
     /// Ends the run if the session decided to (exit request, failure,
     /// a stop signal), or the X server is gone.
     fn end_if_decided(&mut self, event_loop: &ActiveEventLoop) {
+        #[cfg(unix)]
         if let Some(live) = self.live.as_mut()
             && crate::x11_loss::display_lost()
         {
@@ -337,6 +339,10 @@ impl<G: Game, S: EngineScalar> ApplicationHandler<EngineEvent> for App<G, S> {
             }
             Err(err) => {
                 self.outcome = Some(Err(err));
+                // Poll: the exit is taken without waiting for a message
+                // (winit on Windows would otherwise block in its wait, with
+                // no window to send one).
+                event_loop.set_control_flow(ControlFlow::Poll);
                 event_loop.exit();
             }
         }

@@ -19,8 +19,8 @@
 //! [`TARGETS`] (all of them in one cargo invocation, which keeps both cores
 //! busy through each crate's serial front end) and run on this machine: the
 //! 32-bit x86 ones natively, the others through the runner that
-//! `.cargo/config.toml` sets for the triple (QEMU user mode, Node's WASI,
-//! headless Chromium),
+//! `.cargo/config.toml` sets for the triple (QEMU user mode, Wine, Node's
+//! WASI, headless Chromium),
 //! which is read from there so that `cargo run/test --target` and detcheck
 //! use one definition.
 
@@ -242,6 +242,21 @@ pub const TARGETS: &[Target] = &[
         control: false,
         pinned_exact: false,
     },
+    // Windows: the same x86-64 code generator as the host's, another ABI,
+    // runtime and linker (MinGW-w64), its OS's own system libraries (Wine's
+    // implementation of them: the binary runs on this CPU, not emulated).
+    Target {
+        triple: Some("x86_64-pc-windows-gnu"),
+        name: "x86_64-pc-windows-gnu",
+        platform: "x86_64-windows",
+        how: "Wine",
+        varies: "64-bit, little-endian, SSE2, Windows x64 ABI",
+        builds: &["release"],
+        short: false,
+        math_suite: true,
+        control: false,
+        pinned_exact: true,
+    },
     Target {
         triple: Some("wasm32-wasip1"),
         name: "wasm32-wasip1",
@@ -359,6 +374,8 @@ impl Variant {
     pub fn binary(&self) -> PathBuf {
         let exe = if self.target.name.starts_with("wasm32") {
             ".wasm"
+        } else if self.target.name.contains("-windows-") {
+            ".exe"
         } else {
             std::env::consts::EXE_SUFFIX
         };

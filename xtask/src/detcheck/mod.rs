@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! cargo xtask detcheck [--quick] [--bless] [--builds NAME,NAME] [--host-only]
+//!                       [--targets TRIPLE,TRIPLE]
 //! ```
 //!
 //! * `--quick`: 10 000 ticks instead of 100 000 (its own known answers).
@@ -15,10 +16,13 @@
 //!   files, visibly.
 //! * `--builds`: a subset of the host builds (`debug,release,…`).
 //! * `--host-only`: no cross targets (and no pairs-table check).
+//! * `--targets`: a subset of the targets (the host's triple for its
+//!   builds; no pairs-table check).
 //!
 //! Beside the 7 host (x86_64) builds, the release build runs on the cross
 //! targets of [`matrix::TARGETS`] — aarch64 and big-endian s390x under QEMU
-//! user mode, i686 (SSE2) and i586 (x87) natively, wasm32-wasip1 under
+//! user mode, i686 (SSE2) and i586 (x87) natively, x86_64-pc-windows-gnu
+//! under Wine, wasm32-wasip1 under
 //! Node's WASI, wasm32-unknown-unknown in headless Chromium's V8 — the
 //! emulated ones on the short scenario (the first 20 000 ticks, same
 //! checkpoints), and each of them but the browser also runs the laige-core
@@ -58,6 +62,7 @@ use anyhow::{Context, bail};
 
 use crate::run::root;
 use known::{Answer, Known, platform_key, with_short};
+pub(crate) use matrix::runner;
 use matrix::{Build, MATRIX, SHORT_TICKS, TARGETS, Variant};
 use output::{Output, RunLine};
 use verdict::{Row, Verdict, first_diff, judge, judge_control, table};
@@ -81,6 +86,22 @@ pub struct Args {
     /// No cross targets (and no pairs-table check).
     #[arg(long)]
     pub host_only: bool,
+    /// A subset of the targets, comma-separated (e.g.
+    /// `x86_64-pc-windows-gnu`; the host's triple for its builds).
+    #[arg(long, value_delimiter = ',', value_parser = target_named)]
+    pub targets: Option<Vec<&'static str>>,
+}
+
+/// A target of the matrix by its triple.
+fn target_named(name: &str) -> Result<&'static str, String> {
+    TARGETS
+        .iter()
+        .find(|t| t.name == name)
+        .map(|t| t.name)
+        .ok_or_else(|| {
+            let names: Vec<_> = TARGETS.iter().map(|t| t.name).collect();
+            format!("unknown target `{name}`; accepted: {}", names.join(", "))
+        })
 }
 
 /// A host build of the matrix by its name.
@@ -327,8 +348,14 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let known_text = std::fs::read_to_string(known_path()).unwrap_or_default();
     let known = with_short(&known::parse(&known_text)?, SHORT_TICKS);
-    let variants = matrix::variants(o.builds.as_deref(), !o.host_only);
-    let whole = o.builds.is_none() && !o.host_only;
+    let mut variants = matrix::variants(o.builds.as_deref(), !o.host_only);
+    if let Some(names) = &o.targets {
+        variants.retain(|v| names.contains(&v.target.name));
+    }
+    if variants.is_empty() {
+        bail!("detcheck: no build of the matrix is left by --builds, --host-only and --targets");
+    }
+    let whole = o.builds.is_none() && !o.host_only && o.targets.is_none();
     // One math suite per cross target, on its first variant.
     let suites: Vec<usize> = variants
         .iter()

@@ -472,6 +472,15 @@ fn runners_come_from_the_cargo_config() {
         "the WASI runner resolves to a file in the workspace: {wasi:?}"
     );
     assert_eq!(matrix::runner("i686-unknown-linux-gnu").unwrap(), None);
+    // Windows: the Wine runner script, executable (cargo starts it as is).
+    let wine = matrix::runner("x86_64-pc-windows-gnu").unwrap().unwrap();
+    let meta = std::fs::metadata(&wine[0]).unwrap();
+    assert!(meta.is_file(), "{wine:?}");
+    assert_ne!(
+        std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111,
+        0,
+        "{wine:?} is not executable"
+    );
     // Every cross target of the matrix is named in the config (linker or
     // runner): a target missing there would not link or run.
     let config = std::fs::read_to_string(root().join(".cargo/config.toml")).unwrap();

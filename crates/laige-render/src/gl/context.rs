@@ -34,6 +34,13 @@ pub use super::target::{GlTarget, MAX_TARGET_SIZE};
 pub(crate) use super::target::{check_gl_error, gl_i32, read_rgba, region_len, validate_size};
 
 /// The surface a context is bound with.
+#[cfg_attr(
+    target_vendor = "apple",
+    expect(
+        dead_code,
+        reason = "no GL context is made on Apple platforms yet (headless and windowed return Unsupported)"
+    )
+)]
 pub(crate) enum BoundSurface {
     /// A window surface; the window is kept alive as long as the surface.
     Window {
@@ -71,6 +78,13 @@ pub(crate) struct Parts {
 /// renderer can refuse a context it was not created with.
 static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+#[cfg_attr(
+    target_vendor = "apple",
+    expect(
+        dead_code,
+        reason = "no GL context is made on Apple platforms yet (headless and windowed return Unsupported)"
+    )
+)]
 pub(crate) fn next_context_id() -> u64 {
     // Relaxed: the value is only an identity; no memory is published with it.
     NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed)
@@ -222,6 +236,13 @@ impl Drop for CurrentGlContext {
 }
 
 impl CurrentGlContext {
+    #[cfg_attr(
+        target_vendor = "apple",
+        expect(
+            dead_code,
+            reason = "no GL context is made on Apple platforms yet (headless and windowed return Unsupported)"
+        )
+    )]
     pub(crate) fn from_parts(ctx: PossiblyCurrentContext, parts: Parts) -> Self {
         Self { ctx, parts }
     }

@@ -64,20 +64,24 @@ impl CurrentGlContext {
     }
 }
 
-#[cfg(all(unix, not(target_vendor = "apple"), not(target_os = "android")))]
+#[cfg(any(
+    windows,
+    all(unix, not(target_vendor = "apple"), not(target_os = "android"))
+))]
 mod imp {
     use std::ffi::CStr;
     use std::num::NonZeroU32;
     use std::sync::Arc;
 
     use glow::HasContext;
-    use glutin::config::{Api, ConfigTemplateBuilder, GlConfig};
+    use glutin::config::{Api, Config, ConfigTemplateBuilder, GlConfig};
     use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
-    use glutin::display::{DisplayApiPreference, GlDisplay};
+    use glutin::display::{Display, DisplayApiPreference, GlDisplay};
     use glutin::prelude::NotCurrentGlContext;
     use glutin::surface::{SurfaceAttributesBuilder, WindowSurface};
     use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
     use winit::event_loop::ActiveEventLoop;
+    use winit::window::{Window, WindowAttributes};
 
     use super::super::context::{
         BoundSurface, CurrentGlContext, MAX_TARGET_SIZE, Parts, next_context_id,
@@ -102,49 +106,7 @@ mod imp {
         event_loop: &ActiveEventLoop,
         config: WindowedConfig,
     ) -> Result<CurrentGlContext> {
-        let raw_display = event_loop
-            .display_handle()
-            .map_err(|e| {
-                err(
-                    ErrorCode::Unsupported,
-                    "the event loop has no display handle",
-                    e,
-                )
-            })?
-            .as_raw();
-        let registrar = Box::new(winit::platform::x11::register_xlib_error_hook);
-        let preference = if config.prefer_egl {
-            DisplayApiPreference::EglThenGlx(registrar)
-        } else {
-            DisplayApiPreference::GlxThenEgl(registrar)
-        };
-        // SAFETY: `raw_display` comes from the live event loop, which
-        // outlives this call and (the event loop owns the connection) the
-        // returned context's use of it.
-        let display = unsafe { glutin::display::Display::new(raw_display, preference) }
-            .map_err(|e| err(ErrorCode::Unsupported, "opening a GLX or EGL display", e))?;
-
-        let template = ConfigTemplateBuilder::new().with_api(Api::OPENGL).build();
-        // SAFETY: the template carries no native window handle.
-        let gl_config = unsafe { display.find_configs(template) }
-            .map_err(|e| err(ErrorCode::Unsupported, "finding an OpenGL window config", e))?
-            // Prefer an opaque config; the first one otherwise.
-            .reduce(|best, c| {
-                if best.supports_transparency() == Some(true)
-                    && c.supports_transparency() != Some(true)
-                {
-                    c
-                } else {
-                    best
-                }
-            })
-            .ok_or_else(|| {
-                Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
-                    .with_detail("the display has no OpenGL window config")
-            })?;
-
-        let window = glutin_winit::finalize_window(event_loop, config.attributes, &gl_config)
-            .map_err(|e| err(ErrorCode::Failed, "opening the window", e))?;
+        let (display, gl_config, window) = open(event_loop, config.attributes, config.prefer_egl)?;
         let size = window.inner_size();
         let (Some(w), Some(h)) = (NonZeroU32::new(size.width), NonZeroU32::new(size.height)) else {
             return Err(Error::new(ErrorCode::Failed, CONTEXT_CREATE_FAILED)
@@ -209,9 +171,116 @@ mod imp {
         let _ = ctx.set_vsync(config.vsync);
         Ok(ctx)
     }
+
+    /// X11 and Wayland: the display (GLX or EGL), its config, then the
+    /// window for that config.
+    #[cfg(unix)]
+    fn open(
+        event_loop: &ActiveEventLoop,
+        attributes: WindowAttributes,
+        prefer_egl: bool,
+    ) -> Result<(Display, Config, Window)> {
+        let raw_display = event_loop
+            .display_handle()
+            .map_err(|e| {
+                err(
+                    ErrorCode::Unsupported,
+                    "the event loop has no display handle",
+                    e,
+                )
+            })?
+            .as_raw();
+        let registrar = Box::new(winit::platform::x11::register_xlib_error_hook);
+        let preference = if prefer_egl {
+            DisplayApiPreference::EglThenGlx(registrar)
+        } else {
+            DisplayApiPreference::GlxThenEgl(registrar)
+        };
+        // SAFETY: `raw_display` comes from the live event loop, which
+        // outlives this call and (the event loop owns the connection) the
+        // returned context's use of it.
+        let display = unsafe { Display::new(raw_display, preference) }
+            .map_err(|e| err(ErrorCode::Unsupported, "opening a GLX or EGL display", e))?;
+
+        let template = ConfigTemplateBuilder::new().with_api(Api::OPENGL).build();
+        // SAFETY: the template carries no native window handle.
+        let gl_config = pick(unsafe { display.find_configs(template) })?;
+
+        let window = glutin_winit::finalize_window(event_loop, attributes, &gl_config)
+            .map_err(|e| err(ErrorCode::Failed, "opening the window", e))?;
+        Ok((display, gl_config, window))
+    }
+
+    /// Windows: WGL needs the window before its display and configs (the
+    /// order glutin-winit follows there); EGL is the fallback.
+    #[cfg(windows)]
+    fn open(
+        event_loop: &ActiveEventLoop,
+        attributes: WindowAttributes,
+        _prefer_egl: bool,
+    ) -> Result<(Display, Config, Window)> {
+        let window = event_loop
+            .create_window(attributes)
+            .map_err(|e| err(ErrorCode::Failed, "opening the window", e))?;
+        let raw_window = window
+            .window_handle()
+            .map_err(|e| err(ErrorCode::Failed, "the window has no native handle", e))?
+            .as_raw();
+        let raw_display = event_loop
+            .display_handle()
+            .map_err(|e| {
+                err(
+                    ErrorCode::Unsupported,
+                    "the event loop has no display handle",
+                    e,
+                )
+            })?
+            .as_raw();
+        // SAFETY: `raw_display` and `raw_window` come from the live event
+        // loop and window, which outlive the display (the window is kept
+        // beside the context for its whole life).
+        let display = unsafe {
+            Display::new(
+                raw_display,
+                DisplayApiPreference::WglThenEgl(Some(raw_window)),
+            )
+        }
+        .map_err(|e| err(ErrorCode::Unsupported, "opening a WGL or EGL display", e))?;
+        let template = ConfigTemplateBuilder::new()
+            .with_api(Api::OPENGL)
+            .compatible_with_native_window(raw_window)
+            .build();
+        // SAFETY: the template's native window is `window`, alive here.
+        let gl_config = pick(unsafe { display.find_configs(template) })?;
+        Ok((display, gl_config, window))
+    }
+
+    /// An opaque config; the first one otherwise.
+    fn pick(
+        configs: std::result::Result<Box<dyn Iterator<Item = Config> + '_>, glutin::error::Error>,
+    ) -> Result<Config> {
+        configs
+            .map_err(|e| err(ErrorCode::Unsupported, "finding an OpenGL window config", e))?
+            .reduce(|best, c| {
+                if best.supports_transparency() == Some(true)
+                    && c.supports_transparency() != Some(true)
+                {
+                    c
+                } else {
+                    best
+                }
+            })
+            .ok_or_else(|| {
+                Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
+                    .with_detail("the display has no OpenGL window config")
+            })
+    }
 }
 
-#[cfg(not(all(unix, not(target_vendor = "apple"), not(target_os = "android"))))]
+#[cfg(not(any(
+    windows,
+    all(unix, not(target_vendor = "apple"), not(target_os = "android"))
+)))]
 mod imp {
     use winit::event_loop::ActiveEventLoop;
 
@@ -224,7 +293,10 @@ mod imp {
         _event_loop: &ActiveEventLoop,
         _config: WindowedConfig,
     ) -> Result<CurrentGlContext> {
-        Err(Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED)
-            .with_detail("windowed GL is implemented for X11 and Wayland (Linux/BSD) only"))
+        Err(
+            Error::new(ErrorCode::Unsupported, CONTEXT_CREATE_FAILED).with_detail(
+                "windowed GL is implemented for X11, Wayland (Linux/BSD) and Windows only",
+            ),
+        )
     }
 }
