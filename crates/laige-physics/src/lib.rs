@@ -25,12 +25,14 @@
 //!
 //! What the solver leaves out: continuous collision (a body faster than
 //! its own thickness per step can pass a thin wall: [`limits::MAX_SPEED`]
-//! bounds the speed instead), joints, rolling resistance, and
+//! bounds the speed instead), joints other than revolute and distance
+//! (and their limits, motors and springs), rolling resistance, and
 //! Box2D's graph colouring (the solver runs one thread, in contact order).
 
 mod body;
 mod error;
 pub mod events;
+mod joint;
 pub mod limits;
 mod manifold;
 mod plugin;
@@ -41,6 +43,7 @@ mod state;
 mod step;
 
 pub use body::{BodyDef, BodyKind, Collider, Colliders, Filter, RigidBody, spawn_body};
+pub use joint::{Joint, JointKind, spawn_distance, spawn_revolute};
 pub use manifold::{Manifold, ManifoldPoint, collide, contains_point};
 pub use plugin::Physics;
 pub use rot::{Rot, Transform, cross};

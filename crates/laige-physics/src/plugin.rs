@@ -6,6 +6,7 @@ use laige_sim::{StateHash, World};
 
 use crate::body::{Colliders, RigidBody};
 use crate::events::NOT_INSTALLED;
+use crate::joint::Joint;
 use crate::state::{PhysicsConfig, PhysicsState};
 use crate::step::{PhysicsScratch, step};
 
@@ -18,11 +19,13 @@ impl Physics {
     /// See [`BODY_NAME`](Self::BODY_NAME).
     pub const COLLIDERS_NAME: &'static str = "laige_physics::Colliders";
     /// See [`BODY_NAME`](Self::BODY_NAME).
+    pub const JOINT_NAME: &'static str = "laige_physics::Joint";
+    /// See [`BODY_NAME`](Self::BODY_NAME).
     pub const STATE_NAME: &'static str = "laige_physics::PhysicsState";
     /// The step system's name.
     pub const SYSTEM_NAME: &'static str = "physics_step";
 
-    /// Registers [`RigidBody`] and [`Colliders`] as hashed components,
+    /// Registers [`RigidBody`], [`Colliders`] and [`Joint`] as hashed components,
     /// inserts the [`PhysicsState`] (hashed) and the step's scratch, and
     /// registers the step as the system `physics_step` at `order` (each
     /// tick advances `config.dt`: give it the tick length).
@@ -56,6 +59,7 @@ impl Physics {
         config.validate()?;
         world.register_hashed_as::<RigidBody<S>>(Self::BODY_NAME)?;
         world.register_hashed_as::<Colliders<S>>(Self::COLLIDERS_NAME)?;
+        world.register_hashed_as::<Joint<S>>(Self::JOINT_NAME)?;
         world.insert_hashed_resource(Self::STATE_NAME, PhysicsState::new(config))?;
         world.insert_resource(PhysicsScratch::<S>::default());
         world.register_system(Self::SYSTEM_NAME, order, |ctx| {

@@ -32,7 +32,7 @@ pub(crate) struct SolverBody<S> {
     gravity_scale: S,
     /// Integrated: awake dynamic (velocity and position) or kinematic
     /// (position).
-    dynamic: bool,
+    pub(crate) dynamic: bool,
     moves: bool,
     clamped: bool,
 }
@@ -40,9 +40,9 @@ pub(crate) struct SolverBody<S> {
 /// A spring-damper's constants for one substep length.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Softness<S> {
-    bias_rate: S,
-    mass_scale: S,
-    impulse_scale: S,
+    pub(crate) bias_rate: S,
+    pub(crate) mass_scale: S,
+    pub(crate) impulse_scale: S,
 }
 
 impl<S: SimScalar> Softness<S> {
@@ -109,6 +109,7 @@ pub(crate) fn solve<S: SimScalar>(
     let hertz = cfg.contact_hertz.min(S::from_ratio(1, 4) * inv_h);
     let soft = Softness::new(hertz, cfg.contact_damping_ratio, h);
     let static_soft = Softness::new(S::from_i32(2) * hertz, cfg.contact_damping_ratio, h);
+    let joint_soft = Softness::new(S::from_i32(2) * hertz, S::from_i32(2), h);
 
     // Bodies.
     scratch.solver.clear();
@@ -149,6 +150,17 @@ pub(crate) fn solve<S: SimScalar>(
             _ => {}
         }
         scratch.solver.push(s);
+    }
+
+    // Joints.
+    for j in &mut scratch.joints {
+        let (a, b) = (j.a as usize, j.b as usize);
+        j.prepare(
+            &scratch.bodies[a].body,
+            &scratch.bodies[b].body,
+            &scratch.solver[a],
+            &scratch.solver[b],
+        );
     }
 
     // Contacts.
@@ -229,7 +241,13 @@ pub(crate) fn solve<S: SimScalar>(
                 s.clamped = true;
             }
         }
+        for j in scratch.joints.iter().filter(|j| j.active) {
+            j.warm_start(&mut scratch.solver);
+        }
         warm_start(&mut scratch.solver, &scratch.constraints);
+        for j in scratch.joints.iter_mut().filter(|j| j.active) {
+            j.solve(&mut scratch.solver, joint_soft, true);
+        }
         solve_contacts(
             &mut scratch.solver,
             &mut scratch.constraints,
@@ -242,6 +260,9 @@ pub(crate) fn solve<S: SimScalar>(
             s.vsum += s.v;
             s.dp = s.vsum * h;
             s.dq = s.dq.integrate(h * s.w);
+        }
+        for j in scratch.joints.iter_mut().filter(|j| j.active) {
+            j.solve(&mut scratch.solver, joint_soft, false);
         }
         solve_contacts(
             &mut scratch.solver,

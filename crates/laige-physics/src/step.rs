@@ -11,6 +11,7 @@ use laige_sim::Entities;
 
 use crate::body::{BodyKind, Collider, Colliders, RigidBody};
 use crate::events::RANGE_CLAMPED;
+use crate::joint::{Joint, JointEntry};
 use crate::limits::{MAX_SPIN, WORLD_HALF_EXTENT};
 use crate::manifold::{collide, speculative_distance};
 use crate::shape::Aabb;
@@ -61,6 +62,7 @@ pub struct PhysicsScratch<S> {
     contacts: Vec<Contact<S>>,
     pub(crate) solver: Vec<SolverBody<S>>,
     pub(crate) constraints: Vec<Constraint<S>>,
+    pub(crate) joints: Vec<JointEntry<S>>,
     /// Per contact of the cache: its constraint, or `u32::MAX`.
     parent: Vec<u32>,
     island_time: Vec<S>,
@@ -112,6 +114,21 @@ pub(crate) fn gather<S: SimScalar>(scratch: &mut PhysicsScratch<S>, entities: &E
         scratch.colliders.extend_from_slice(list);
     }
     scratch.bodies.sort_unstable_by_key(|b| b.bits);
+    drop(query);
+    scratch.joints.clear();
+    let mut joints = entities.query::<(Entity, &Joint<S>)>();
+    for (entity, joint) in joints.iter() {
+        let (Some(a), Some(b)) = (
+            scratch.body_index(joint.body_a),
+            scratch.body_index(joint.body_b),
+        ) else {
+            continue; // a body was removed: the joint holds nothing.
+        };
+        scratch
+            .joints
+            .push(JointEntry::new(entity, *joint, a as u32, b as u32));
+    }
+    scratch.joints.sort_unstable_by_key(|j| j.entity.to_bits());
 }
 
 /// Every collider's box (grown by the speculative distance), sorted by
@@ -339,6 +356,15 @@ fn update_islands<S: SimScalar>(state: &PhysicsState<S>, scratch: &mut PhysicsSc
             }
         }
     }
+    for j in &scratch.joints {
+        let (ka, kb) = (
+            scratch.bodies[j.a as usize].body.kind,
+            scratch.bodies[j.b as usize].body.kind,
+        );
+        if ka == BodyKind::Dynamic && kb == BodyKind::Dynamic {
+            union(&mut scratch.parent, j.a, j.b);
+        }
+    }
     let cfg = &state.config;
     scratch.island_time.clear();
     scratch.island_time.resize(n, S::from_i32(32767));
@@ -436,6 +462,13 @@ pub fn step<S: SimScalar>(
         };
         if let Some(dst) = entities.query_one_mut::<&mut RigidBody<S>>(b.entity) {
             *dst = *body;
+        }
+    }
+    for j in &scratch.joints {
+        if j.active
+            && let Some(dst) = entities.query_one_mut::<&mut Joint<S>>(j.entity)
+        {
+            *dst = j.joint;
         }
     }
     state.stats.steps += 1;
