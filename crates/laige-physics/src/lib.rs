@@ -36,6 +36,7 @@ mod joint;
 pub mod limits;
 mod manifold;
 mod plugin;
+mod query;
 mod rot;
 mod shape;
 mod solver;
@@ -46,6 +47,10 @@ pub use body::{BodyDef, BodyKind, Collider, Colliders, Filter, RigidBody, spawn_
 pub use joint::{Joint, JointKind, spawn_distance, spawn_revolute};
 pub use manifold::{Manifold, ManifoldPoint, collide, contains_point};
 pub use plugin::Physics;
+pub use query::{
+    ColliderRef, MAX_RAY_LENGTH, RayHit, query_aabb, query_overlap, query_point, ray_cast,
+    ray_cast_all,
+};
 pub use rot::{Rot, Transform, cross};
 pub use shape::{Aabb, MassData, Shape, ShapeKind};
 pub use state::{

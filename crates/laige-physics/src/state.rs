@@ -198,7 +198,9 @@ pub struct PhysicsStats {
 }
 
 /// The physics world: a hashed resource (`Physics::install` inserts it).
-#[derive(Clone, Debug, PartialEq, StateHash)]
+/// Its `clone_from` reuses the vectors' capacity, so a warm snapshot save
+/// or load allocates nothing.
+#[derive(Debug, PartialEq, StateHash)]
 pub struct PhysicsState<S> {
     /// The settings.
     pub config: PhysicsConfig<S>,
@@ -208,6 +210,24 @@ pub struct PhysicsState<S> {
     pub(crate) events: Vec<PhysicsEvent>,
     /// Counters.
     pub(crate) stats: PhysicsStats,
+}
+
+impl<S: Clone> Clone for PhysicsState<S> {
+    fn clone(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            contacts: self.contacts.clone(),
+            events: self.events.clone(),
+            stats: self.stats,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.config.clone_from(&source.config);
+        self.contacts.clone_from(&source.contacts);
+        self.events.clone_from(&source.events);
+        self.stats = source.stats;
+    }
 }
 
 impl<S: SimScalar> PhysicsState<S> {
