@@ -23,11 +23,24 @@
 //! leaves them during a step is clamped, counted
 //! ([`PhysicsStats::clamped`]) and reported (`physics/range_clamped`).
 //!
-//! What the solver leaves out: continuous collision (a body faster than
-//! its own thickness per step can pass a thin wall: [`limits::MAX_SPEED`]
-//! bounds the speed instead), joints other than revolute and distance
-//! (and their limits, motors and springs), rolling resistance, and
-//! Box2D's graph colouring (the solver runs one thread, in contact order).
+//! Fast bodies: the broadphase sweeps each box along its body's motion
+//! over the step, and a pair's contacts are speculative as far as the pair
+//! can close in a step (relative linear speed × dt), so a body up to
+//! [`limits::MAX_SPEED`] stops at a thin wall instead of passing it
+//! (`tests/behaviour.rs`: a 0.1 m ball at 128 m/s against a 0.1 m wall).
+//!
+//! What the solver leaves out: time-of-impact continuous collision (the
+//! speculative margin covers linear motion, not a fast spin's sweep; a
+//! speculative point can also catch a corner the body would have missed,
+//! a brief ghost contact), joints other than revolute and distance (and
+//! their limits, motors and springs), rolling resistance, Box2D's graph
+//! colouring and wide (SIMD) solver (one thread, in contact order), and
+//! joint or contact softness per pair (one stiffness for the world).
+//!
+//! Precision: on Q16.16 a velocity is resolved to 1/65536 m per substep
+//! (0.0037 m/s at 240 Hz), so with sleep turned off a tall stack creeps
+//! (the 210-box pyramid's top: about 3 mm/s, `tests/behaviour.rs`);
+//! sleeping, on by default, stops it once an island is slow.
 
 mod body;
 mod error;

@@ -27,8 +27,9 @@ pub const MAX_SHAPE_EXTENT: i32 = 32;
 /// The smallest radius, half-extent or edge length: `1 / MIN_SIZE_DENOM`
 /// metres.
 pub const MIN_SIZE_DENOM: i32 = 64;
-/// The largest speed, m/s. At 60 Hz that is 2.1 m per step: a body
-/// thinner than its step crosses thin walls (no continuous collision).
+/// The largest speed, m/s (2.1 m per step at 60 Hz; speculative contacts
+/// as long as a step's closing distance keep such a body from crossing a
+/// thin wall).
 pub const MAX_SPEED: i32 = 128;
 /// The largest spin, rad/s.
 pub const MAX_SPIN: i32 = 120;

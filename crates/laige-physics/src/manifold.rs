@@ -80,7 +80,8 @@ fn id(a: usize, b: usize) -> u16 {
     ((a as u16) << 8) | b as u16
 }
 
-/// The manifold between `a` on a body at `xfa` and `b` on a body at `xfb`.
+/// The manifold between `a` on a body at `xfa` and `b` on a body at `xfb`:
+/// points closer than the speculative distance (0.02 m).
 #[must_use]
 pub fn collide<S: SimScalar>(
     a: &Shape<S>,
@@ -88,11 +89,25 @@ pub fn collide<S: SimScalar>(
     b: &Shape<S>,
     xfb: Transform<S>,
 ) -> Manifold<S> {
+    collide_within(a, xfa, b, xfb, speculative_distance())
+}
+
+/// As [`collide`], with points up to `spec` apart (the step widens it by
+/// the pair's closing distance per step: speculative contacts, so a fast
+/// body stops at a thin wall instead of passing it).
+#[must_use]
+pub(crate) fn collide_within<S: SimScalar>(
+    a: &Shape<S>,
+    xfa: Transform<S>,
+    b: &Shape<S>,
+    xfb: Transform<S>,
+    spec: S,
+) -> Manifold<S> {
     match (a.kind, b.kind) {
-        (ShapeKind::Circle, ShapeKind::Circle) => collide_circles(a, xfa, b, xfb),
-        (_, ShapeKind::Circle) => collide_polygon_circle(a, xfa, b, xfb),
-        (ShapeKind::Circle, _) => collide_polygon_circle(b, xfb, a, xfa).flipped(),
-        _ => collide_polygons(a, xfa, b, xfb),
+        (ShapeKind::Circle, ShapeKind::Circle) => collide_circles(a, xfa, b, xfb, spec),
+        (_, ShapeKind::Circle) => collide_polygon_circle(a, xfa, b, xfb, spec),
+        (ShapeKind::Circle, _) => collide_polygon_circle(b, xfb, a, xfa, spec).flipped(),
+        _ => collide_polygons(a, xfa, b, xfb, spec),
     }
 }
 
@@ -101,6 +116,7 @@ fn collide_circles<S: SimScalar>(
     xfa: Transform<S>,
     b: &Shape<S>,
     xfb: Transform<S>,
+    spec: S,
 ) -> Manifold<S> {
     let mut m = Manifold::default();
     let xf = xfa.inv_mul(xfb);
@@ -109,7 +125,7 @@ fn collide_circles<S: SimScalar>(
     let d = pb - pa;
     let distance = d.length_wide();
     let separation = distance - a.radius - b.radius;
-    if separation.gt(speculative_distance()) {
+    if separation.gt(spec) {
         return m;
     }
     let mut normal = d.normalize_wide();
@@ -134,9 +150,9 @@ fn collide_polygon_circle<S: SimScalar>(
     xfa: Transform<S>,
     b: &Shape<S>,
     xfb: Transform<S>,
+    spec: S,
 ) -> Manifold<S> {
     let mut m = Manifold::default();
-    let spec = speculative_distance::<S>();
     let xf = xfa.inv_mul(xfb);
     let c = xf.apply(b.vertices[0]);
     let (ra, rb) = (a.radius, b.radius);
@@ -270,8 +286,8 @@ fn collide_polygons<S: SimScalar>(
     xfa: Transform<S>,
     pb: &Shape<S>,
     xfb: Transform<S>,
+    spec: S,
 ) -> Manifold<S> {
-    let spec = speculative_distance::<S>();
     // A shifted so its vertex 0 is the origin, B in that frame: small
     // numbers, less round-off.
     let origin = pa.vertices[0];
@@ -344,10 +360,10 @@ fn collide_polygons<S: SimScalar>(
                 });
                 m
             }
-            _ => clip(&a, &b, edge_a, edge_b, flip),
+            _ => clip(&a, &b, edge_a, edge_b, flip, spec),
         }
     } else {
-        clip(&a, &b, edge_a, edge_b, flip)
+        clip(&a, &b, edge_a, edge_b, flip, spec)
     };
     m.finish(xfa, xfb, origin)
 }
@@ -361,6 +377,7 @@ fn clip<S: SimScalar>(
     edge_a: usize,
     edge_b: usize,
     flip: bool,
+    spec: S,
 ) -> Manifold<S> {
     let (p1, p2, i11, i21) = if flip {
         (b, a, edge_b, edge_a)
@@ -405,7 +422,6 @@ fn clip<S: SimScalar>(
     let v_lower = v_lower + normal * (half * (r1 - r2 - sep_lower));
     let v_upper = v_upper + normal * (half * (r1 - r2 - sep_upper));
     let radius = r1 + r2;
-    let spec = speculative_distance::<S>();
     let mut m = Manifold::default();
     let mut add = |anchor, sep: S, id| {
         if !(sep - radius).gt(spec) {

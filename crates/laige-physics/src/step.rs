@@ -13,7 +13,7 @@ use crate::body::{BodyKind, Collider, Colliders, RigidBody};
 use crate::events::RANGE_CLAMPED;
 use crate::joint::{Joint, JointEntry};
 use crate::limits::{MAX_SPIN, WORLD_HALF_EXTENT};
-use crate::manifold::{collide, speculative_distance};
+use crate::manifold::{collide_within, speculative_distance};
 use crate::shape::Aabb;
 use crate::solver::{self, Constraint, SolverBody};
 use crate::state::{Contact, ContactPoint, PhysicsEvent, PhysicsEventKind, PhysicsState};
@@ -131,18 +131,24 @@ pub(crate) fn gather<S: SimScalar>(scratch: &mut PhysicsScratch<S>, entities: &E
     scratch.joints.sort_unstable_by_key(|j| j.entity.to_bits());
 }
 
-/// Every collider's box (grown by the speculative distance), sorted by
-/// (lower x, entity bits, collider index).
-pub(crate) fn build_proxies<S: SimScalar>(scratch: &mut PhysicsScratch<S>) {
+/// Every collider's box, grown by the speculative distance and swept
+/// along the body's motion over the step, sorted by (lower x, entity
+/// bits, collider index).
+pub(crate) fn build_proxies<S: SimScalar>(scratch: &mut PhysicsScratch<S>, dt: S) {
     let margin = Vec2::splat(speculative_distance::<S>());
     scratch.proxies.clear();
     for (bi, b) in scratch.bodies.iter().enumerate() {
         let xf = b.body.transform();
+        let sweep = if b.body.sleeping {
+            Vec2::ZERO
+        } else {
+            b.body.linear_velocity * dt
+        };
         for ci in 0..b.count {
             let c = &scratch.colliders[b.first as usize + ci as usize];
             let mut aabb = c.shape.aabb(xf);
-            aabb.min -= margin;
-            aabb.max += margin;
+            aabb.min += sweep.min(Vec2::ZERO) - margin;
+            aabb.max += sweep.max(Vec2::ZERO) + margin;
             scratch.proxies.push(Proxy {
                 aabb,
                 body: bi as u32,
@@ -237,6 +243,7 @@ fn active<S: SimScalar>(b: &BodyEntry<S>) -> bool {
 
 /// The narrowphase over the sorted pairs, merged against the sorted cache.
 fn update_contacts<S: SimScalar>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScratch<S>) {
+    let dt = state.config.dt;
     state.events.clear();
     scratch.contacts.clear();
     let old = &state.contacts;
@@ -271,11 +278,16 @@ fn update_contacts<S: SimScalar>(state: &mut PhysicsState<S>, scratch: &mut Phys
             _ => {
                 let ca = &scratch.colliders[ba.first as usize + pair.key.1 as usize];
                 let cb = &scratch.colliders[bb.first as usize + pair.key.3 as usize];
-                let m = collide(
+                // Speculative contacts as far as the pair can close in a
+                // step: a fast body stops at a thin wall, never skips it.
+                let rel = (bb.body.linear_velocity - ba.body.linear_velocity).abs();
+                let spec = speculative_distance::<S>() + (rel.x + rel.y) * dt;
+                let m = collide_within(
                     &ca.shape,
                     ba.body.transform(),
                     &cb.shape,
                     bb.body.transform(),
+                    spec,
                 );
                 let mut c = Contact {
                     body_a: pair.key.0,
@@ -429,7 +441,7 @@ pub fn step<S: SimScalar>(
     tick: u64,
 ) {
     gather(scratch, entities);
-    build_proxies(scratch);
+    build_proxies(scratch, state.config.dt);
     find_pairs(scratch);
     update_contacts(state, scratch);
     update_islands(state, scratch);
