@@ -70,6 +70,13 @@ impl<S: SimScalar> Softness<S> {
 pub(crate) struct ConstraintPoint<S> {
     ra: Vec2<S>,
     rb: Vec2<S>,
+    /// `ra × n`, `rb × n`, `ra × t`, `rb × t`: the lever arms' share of a
+    /// normal or tangent impulse, so a spin's part of a point's velocity
+    /// along `n` is `w·(r × n)`.
+    rna: S,
+    rnb: S,
+    rta: S,
+    rtb: S,
     adjusted_separation: S,
     normal_mass: S,
     tangent_mass: S,
@@ -83,6 +90,10 @@ pub(crate) struct ConstraintPoint<S> {
 pub(crate) struct Constraint<S> {
     a: u32,
     b: u32,
+    ma: S,
+    ia: S,
+    mb: S,
+    ib: S,
     contact: u32,
     normal: Vec2<S>,
     friction: S,
@@ -188,6 +199,10 @@ pub(crate) fn solve<S: SimScalar>(
         let mut k = Constraint {
             a: a as u32,
             b: b as u32,
+            ma,
+            ia,
+            mb,
+            ib,
             contact: ci as u32,
             normal,
             friction: (col_a.friction * col_b.friction).sqrt(),
@@ -213,6 +228,10 @@ pub(crate) fn solve<S: SimScalar>(
             k.points[j] = ConstraintPoint {
                 ra,
                 rb,
+                rna,
+                rnb,
+                rta,
+                rtb,
                 adjusted_separation: cp.separation - (rb - ra).dot(normal),
                 normal_mass: inv_or_zero(kn),
                 tangent_mass: inv_or_zero(kt),
@@ -353,12 +372,14 @@ fn solve_contacts<S: SimScalar>(
     for k in constraints.iter_mut() {
         let normal = k.normal;
         let tangent = right_perp(normal);
-        let (dpa, dqa) = (bodies[k.a as usize].dp, bodies[k.a as usize].dq);
-        let (dpb, dqb) = (bodies[k.b as usize].dp, bodies[k.b as usize].dq);
-        for j in 0..k.count as usize {
-            let p = k.points[j];
+        let (ma, ia, mb, ib) = (k.ma, k.ia, k.mb, k.ib);
+        let (sa, sb) = (&bodies[k.a as usize], &bodies[k.b as usize]);
+        let (dpa, dqa, mut va, mut wa) = (sa.dp, sa.dq, sa.v, sa.w);
+        let (dpb, dqb, mut vb, mut wb) = (sb.dp, sb.dq, sb.v, sb.w);
+        let dp = dpb - dpa;
+        for p in &mut k.points[..k.count as usize] {
             // The current separation from the motion so far.
-            let d = (dpb - dpa) + (dqb.rotate(p.rb) - dqa.rotate(p.ra));
+            let d = dp + (dqb.rotate(p.rb) - dqa.rotate(p.ra));
             let s = d.dot(normal) + p.adjusted_separation;
             let (mut bias, mut mass_scale, mut impulse_scale) = (S::ZERO, S::ONE, S::ZERO);
             if s.gt(S::ZERO) {
@@ -369,26 +390,38 @@ fn solve_contacts<S: SimScalar>(
                 mass_scale = k.soft.mass_scale;
                 impulse_scale = k.soft.impulse_scale;
             }
-            let vn = relative_velocity(bodies, k, p.ra, p.rb).dot(normal);
+            let vn = (vb - va).dot(normal) + wb * p.rnb - wa * p.rna;
             let impulse =
                 -p.normal_mass * mass_scale * (vn + bias) - impulse_scale * p.normal_impulse;
             let new = (p.normal_impulse + impulse).max(S::ZERO);
             let applied = new - p.normal_impulse;
-            let pt = &mut k.points[j];
-            pt.normal_impulse = new;
-            pt.max_normal_impulse = pt.max_normal_impulse.max(applied);
-            apply(bodies, k, p.ra, p.rb, normal * applied);
+            p.normal_impulse = new;
+            p.max_normal_impulse = p.max_normal_impulse.max(applied);
+            let pv = normal * applied;
+            va -= pv * ma;
+            wa -= ia * (p.rna * applied);
+            vb += pv * mb;
+            wb += ib * (p.rnb * applied);
         }
-        for j in 0..k.count as usize {
-            let p = k.points[j];
-            let vt = relative_velocity(bodies, k, p.ra, p.rb).dot(tangent);
+        for p in &mut k.points[..k.count as usize] {
+            let vt = (vb - va).dot(tangent) + wb * p.rtb - wa * p.rta;
             let impulse = -p.tangent_mass * vt;
             let max_f = k.friction * p.normal_impulse;
             let new = (p.tangent_impulse + impulse).clamp(-max_f, max_f);
             let applied = new - p.tangent_impulse;
-            k.points[j].tangent_impulse = new;
-            apply(bodies, k, p.ra, p.rb, tangent * applied);
+            p.tangent_impulse = new;
+            let pv = tangent * applied;
+            va -= pv * ma;
+            wa -= ia * (p.rta * applied);
+            vb += pv * mb;
+            wb += ib * (p.rtb * applied);
         }
+        let sa = &mut bodies[k.a as usize];
+        sa.v = va;
+        sa.w = wa;
+        let sb = &mut bodies[k.b as usize];
+        sb.v = vb;
+        sb.w = wb;
     }
 }
 
