@@ -14,7 +14,7 @@
 //! step and never read across steps.
 //!
 //! Orders are pure functions of the world: bodies by entity bits, the
-//! broadphase's proxies by (lower x, entity bits, collider index), pairs,
+//! broadphase's proxies by (4 m band, lower x, entity bits, collider index), pairs,
 //! contacts and events by pair key. No hash map is iterated, no address
 //! is compared.
 //!

@@ -74,10 +74,14 @@ impl<S: SimScalar> Rot<S> {
     }
 
     /// The rotation advanced by `delta` radians (small): the tangent step
-    /// `q + δ·q⊥`, normalized through the wide path.
+    /// `q + δ·q⊥`, normalized through the wide path (`delta = 0`: `self`
+    /// unchanged).
     #[inline]
     #[must_use]
     pub fn integrate(self, delta: S) -> Self {
+        if delta == S::ZERO {
+            return self;
+        }
         let v = Vec2::new(self.c - delta * self.s, self.s + delta * self.c).normalize_wide();
         if v.x == S::ZERO && v.y == S::ZERO {
             return Self::IDENTITY;
@@ -89,7 +93,11 @@ impl<S: SimScalar> Rot<S> {
     #[inline]
     #[must_use]
     pub fn normalized(self) -> Self {
-        self.integrate(S::ZERO)
+        let v = Vec2::new(self.c, self.s).normalize_wide();
+        if v.x == S::ZERO && v.y == S::ZERO {
+            return Self::IDENTITY;
+        }
+        Self { c: v.x, s: v.y }
     }
 }
 

@@ -315,7 +315,9 @@ pub(crate) fn solve<S: SimScalar>(
         }
         let body = &mut b.body;
         let center = body.world_center() + s.dp;
-        body.rotation = s.dq.then(body.rotation).normalized();
+        if s.dq != Rot::IDENTITY {
+            body.rotation = s.dq.then(body.rotation).normalized();
+        }
         body.position = center - body.rotation.rotate(body.local_center);
         if s.dynamic {
             body.linear_velocity = s.v;

@@ -3,7 +3,7 @@
 //! (warm-start impulses matched by feature id, begin/end events), islands
 //! and sleep, the soft-step solver, and the write-back. Every order here
 //! is a pure function of the world: bodies by entity bits, proxies by
-//! (lower x, entity bits, collider), pairs and contacts by pair key.
+//! (4 m band, lower x, entity bits, collider), pairs and contacts by pair key.
 
 use hecs::Entity;
 use laige_core::{SimScalar, Vec2, event};
@@ -33,9 +33,12 @@ pub(crate) struct BodyEntry<S> {
     pub(crate) pushed: bool,
 }
 
-/// A collider's box in the sweep.
+/// A collider's box in one band of the sweep.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Proxy<S> {
+    /// The horizontal band (`⌊y / BAND_HEIGHT⌋`); a box spanning several
+    /// bands has a proxy in each.
+    pub(crate) band: i32,
     pub(crate) aabb: Aabb<S>,
     pub(crate) body: u32,
     pub(crate) collider: u8,
@@ -131,11 +134,18 @@ pub(crate) fn gather<S: SimScalar>(scratch: &mut PhysicsScratch<S>, entities: &E
     scratch.joints.sort_unstable_by_key(|j| j.entity.to_bits());
 }
 
+/// The sweep's band height, metres (a power of two: `y / 4` is exact on
+/// both backends). Sweeping along x inside horizontal bands keeps a stack
+/// or a column of bodies from putting everything into one x-window (plain
+/// sort-and-sweep is O(n·√n) on a grid; banded, O(n log n)).
+const BAND_HEIGHT: i32 = 4;
+
 /// Every collider's box, grown by the speculative distance and swept
-/// along the body's motion over the step, sorted by (lower x, entity
-/// bits, collider index).
+/// along the body's motion over the step, one proxy per band it spans,
+/// sorted by (band, lower x, entity bits, collider index).
 pub(crate) fn build_proxies<S: SimScalar>(scratch: &mut PhysicsScratch<S>, dt: S) {
     let margin = Vec2::splat(speculative_distance::<S>());
+    let inv_band = S::from_ratio(1, BAND_HEIGHT);
     scratch.proxies.clear();
     for (bi, b) in scratch.bodies.iter().enumerate() {
         let xf = b.body.transform();
@@ -149,20 +159,29 @@ pub(crate) fn build_proxies<S: SimScalar>(scratch: &mut PhysicsScratch<S>, dt: S
             let mut aabb = c.shape.aabb(xf);
             aabb.min += sweep.min(Vec2::ZERO) - margin;
             aabb.max += sweep.max(Vec2::ZERO) + margin;
-            scratch.proxies.push(Proxy {
-                aabb,
-                body: bi as u32,
-                collider: ci,
-            });
+            let lo = (aabb.min.y * inv_band).to_i32_floor();
+            let hi = (aabb.max.y * inv_band).to_i32_floor();
+            for band in lo..=hi {
+                scratch.proxies.push(Proxy {
+                    band,
+                    aabb,
+                    body: bi as u32,
+                    collider: ci,
+                });
+            }
         }
     }
     let bodies = &scratch.bodies;
     scratch.proxies.sort_unstable_by(|p, q| {
-        p.aabb
-            .min
-            .x
-            .partial_cmp(&q.aabb.min.x)
-            .unwrap_or(std::cmp::Ordering::Equal)
+        p.band
+            .cmp(&q.band)
+            .then(
+                p.aabb
+                    .min
+                    .x
+                    .partial_cmp(&q.aabb.min.x)
+                    .unwrap_or(std::cmp::Ordering::Equal),
+            )
             .then(
                 bodies[p.body as usize]
                     .bits
@@ -172,14 +191,14 @@ pub(crate) fn build_proxies<S: SimScalar>(scratch: &mut PhysicsScratch<S>, dt: S
     });
 }
 
-/// The sweep: every pair of boxes overlapping on both axes that may
-/// interact, sorted by pair key.
+/// The sweep, band by band: every pair of boxes overlapping on both axes
+/// that may interact, sorted by pair key, each once.
 fn find_pairs<S: SimScalar>(scratch: &mut PhysicsScratch<S>) {
     scratch.pairs.clear();
     let (proxies, bodies, colliders) = (&scratch.proxies, &scratch.bodies, &scratch.colliders);
     for (i, p) in proxies.iter().enumerate() {
         for q in &proxies[i + 1..] {
-            if q.aabb.min.x.gt(p.aabb.max.x) {
+            if q.band != p.band || q.aabb.min.x.gt(p.aabb.max.x) {
                 break;
             }
             if p.body == q.body || !p.aabb.overlaps(&q.aabb) {
@@ -218,6 +237,8 @@ fn find_pairs<S: SimScalar>(scratch: &mut PhysicsScratch<S>) {
         }
     }
     scratch.pairs.sort_unstable_by_key(|p| p.key);
+    // Two boxes sharing several bands met in each.
+    scratch.pairs.dedup_by_key(|p| p.key);
 }
 
 fn event_for(c: &Contact<impl Copy>, begin: bool) -> PhysicsEvent {
@@ -462,10 +483,11 @@ pub fn step<S: SimScalar>(
             sleeping += 1;
         }
         clamped += u64::from(clamp_body(body));
-        let slow = body
-            .linear_velocity
-            .length_wide()
-            .le(cfg.linear_sleep_tolerance)
+        let (v, tol) = (body.linear_velocity, cfg.linear_sleep_tolerance);
+        // A component above the tolerance decides without the root.
+        let slow = v.x.abs().le(tol)
+            && v.y.abs().le(tol)
+            && v.length_wide().le(tol)
             && body.angular_velocity.abs().le(cfg.angular_sleep_tolerance);
         body.sleep_time = if slow && !b.pushed {
             (body.sleep_time + cfg.dt).min(S::from_i32(1024))
