@@ -6,6 +6,9 @@
 //! - laige-sim never depends on laige-render;
 //! - laige-net (sessions) never depends on laige-render or laige-engine,
 //!   and neither laige-sim nor laige-core depends on it;
+//! - laige-physics depends on laige-core and laige-sim only (never on
+//!   laige-render, laige-engine or laige-net), and neither laige-sim nor
+//!   laige-core depends on it;
 //! - sim and render meet only in the engine, the bench and the tools: no
 //!   other crate depends directly on both (dev-dependencies included, so a
 //!   test cannot join them either).
@@ -31,6 +34,11 @@ const FORBIDDEN: &[(&str, &str)] = &[
     ("laige-net", "laige-engine"),
     ("laige-sim", "laige-net"),
     ("laige-core", "laige-net"),
+    ("laige-physics", "laige-render"),
+    ("laige-physics", "laige-engine"),
+    ("laige-physics", "laige-net"),
+    ("laige-sim", "laige-physics"),
+    ("laige-core", "laige-physics"),
 ];
 
 /// The crates that may depend directly on both laige-sim and laige-render:

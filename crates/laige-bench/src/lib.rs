@@ -12,6 +12,7 @@ pub mod engine;
 pub mod harness;
 pub mod math;
 pub mod net;
+pub mod physics;
 pub mod render_pipeline;
 pub mod report;
 pub mod sim;
@@ -28,6 +29,7 @@ pub const AREAS: &[(&str, AreaFn)] = &[
     ("engine", engine::run),
     ("math", math::run),
     ("net", net::run),
+    ("physics", physics::run),
     ("sim", sim::run),
     ("sprites", sprites::run),
     ("render_pipeline", render_pipeline::run),

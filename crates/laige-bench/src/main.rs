@@ -67,7 +67,7 @@ struct Args {
     /// with the same result bits [default: the CPU's widest].
     #[arg(long, value_name = "UNIT", value_parser = parse_vector_unit)]
     vector_unit: Option<VectorUnit>,
-    /// Run only the areas (diag, engine, math, net, sim, sprites,
+    /// Run only the areas (diag, engine, math, net, physics, sim, sprites,
     /// render_pipeline) whose name contains one of these, or that a filter
     /// names the start of (e.g. `math.sqrt`).
     #[arg(value_name = "FILTER")]

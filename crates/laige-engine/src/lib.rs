@@ -132,6 +132,8 @@ pub use hecs::Entity;
 pub use laige_core as core;
 #[cfg(feature = "net")]
 pub use laige_net as net;
+#[cfg(feature = "physics")]
+pub use laige_physics as physics;
 pub use laige_render as render;
 pub use laige_sim as sim;
 

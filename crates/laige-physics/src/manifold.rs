@@ -1,0 +1,467 @@
+//! The narrowphase: contact manifolds between two shapes on two bodies,
+//! after Box2D v3's routines (circle–circle, polygon–circle with rounded
+//! polygons, polygon–polygon by separating axes and reference-face
+//! clipping; a capsule is a rounded two-vertex polygon). Each point has a
+//! feature id — the pair of vertex/edge indices that made it — stable from
+//! step to step while the same features touch, which is what warm starting
+//! matches on.
+
+use laige_core::{SimScalar, Vec2};
+
+use crate::rot::{Transform, left_perp};
+use crate::shape::{Shape, ShapeKind};
+
+/// A contact point as the narrowphase finds it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ManifoldPoint<S> {
+    /// The point relative to body A's origin, world orientation.
+    pub anchor_a: Vec2<S>,
+    /// The point relative to body B's origin, world orientation.
+    pub anchor_b: Vec2<S>,
+    /// Negative when penetrating, metres.
+    pub separation: S,
+    /// The feature id: `(feature on A) << 8 | (feature on B)`.
+    pub id: u16,
+}
+
+/// Up to two contact points with their normal (from A to B, world).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Manifold<S> {
+    /// Points from A towards B.
+    pub normal: Vec2<S>,
+    /// Points in use.
+    pub count: u8,
+    /// The points.
+    pub points: [ManifoldPoint<S>; 2],
+}
+
+impl<S: SimScalar> Manifold<S> {
+    fn push(&mut self, p: ManifoldPoint<S>) {
+        if (self.count as usize) < 2 {
+            self.points[self.count as usize] = p;
+            self.count += 1;
+        }
+    }
+
+    /// The manifold seen from B: normal negated, anchors and id halves
+    /// swapped.
+    fn flipped(mut self) -> Self {
+        self.normal = -self.normal;
+        for p in &mut self.points[..self.count as usize] {
+            std::mem::swap(&mut p.anchor_a, &mut p.anchor_b);
+            p.id = p.id.rotate_left(8);
+        }
+        self
+    }
+
+    /// Anchors from A-local to world orientation, relative to each origin.
+    fn finish(mut self, xfa: Transform<S>, xfb: Transform<S>, origin: Vec2<S>) -> Self {
+        self.normal = xfa.q.rotate(self.normal);
+        for p in &mut self.points[..self.count as usize] {
+            p.anchor_a = xfa.q.rotate(p.anchor_a + origin);
+            p.anchor_b = p.anchor_a + (xfa.p - xfb.p);
+        }
+        self
+    }
+}
+
+/// The allowed penetration slop, metres (0.005).
+pub(crate) fn linear_slop<S: SimScalar>() -> S {
+    S::from_ratio(1, 200)
+}
+
+/// Contacts are made this far apart already (4 × slop): the solver then
+/// lets the bodies close the gap but not pass it.
+pub(crate) fn speculative_distance<S: SimScalar>() -> S {
+    S::from_ratio(1, 50)
+}
+
+fn id(a: usize, b: usize) -> u16 {
+    ((a as u16) << 8) | b as u16
+}
+
+/// The manifold between `a` on a body at `xfa` and `b` on a body at `xfb`:
+/// points closer than the speculative distance (0.02 m).
+#[must_use]
+pub fn collide<S: SimScalar>(
+    a: &Shape<S>,
+    xfa: Transform<S>,
+    b: &Shape<S>,
+    xfb: Transform<S>,
+) -> Manifold<S> {
+    collide_within(a, xfa, b, xfb, speculative_distance())
+}
+
+/// As [`collide`], with points up to `spec` apart (the step widens it by
+/// the pair's closing distance per step: speculative contacts, so a fast
+/// body stops at a thin wall instead of passing it).
+#[must_use]
+pub(crate) fn collide_within<S: SimScalar>(
+    a: &Shape<S>,
+    xfa: Transform<S>,
+    b: &Shape<S>,
+    xfb: Transform<S>,
+    spec: S,
+) -> Manifold<S> {
+    match (a.kind, b.kind) {
+        (ShapeKind::Circle, ShapeKind::Circle) => collide_circles(a, xfa, b, xfb, spec),
+        (_, ShapeKind::Circle) => collide_polygon_circle(a, xfa, b, xfb, spec),
+        (ShapeKind::Circle, _) => collide_polygon_circle(b, xfb, a, xfa, spec).flipped(),
+        _ => collide_polygons(a, xfa, b, xfb, spec),
+    }
+}
+
+fn collide_circles<S: SimScalar>(
+    a: &Shape<S>,
+    xfa: Transform<S>,
+    b: &Shape<S>,
+    xfb: Transform<S>,
+    spec: S,
+) -> Manifold<S> {
+    let mut m = Manifold::default();
+    let xf = xfa.inv_mul(xfb);
+    let pa = a.vertices[0];
+    let pb = xf.apply(b.vertices[0]);
+    let d = pb - pa;
+    let distance = d.length_wide();
+    let separation = distance - a.radius - b.radius;
+    if separation.gt(spec) {
+        return m;
+    }
+    let mut normal = d.normalize_wide();
+    if normal.x == S::ZERO && normal.y == S::ZERO {
+        normal = Vec2::new(S::ZERO, S::ONE);
+    }
+    let ca = pa + normal * a.radius;
+    let cb = pb - normal * b.radius;
+    m.normal = normal;
+    m.push(ManifoldPoint {
+        anchor_a: ca.lerp(cb, S::from_ratio(1, 2)),
+        separation,
+        id: 0,
+        ..ManifoldPoint::default()
+    });
+    m.finish(xfa, xfb, Vec2::ZERO)
+}
+
+/// A (rounded) polygon or capsule `a` against a circle `b`.
+fn collide_polygon_circle<S: SimScalar>(
+    a: &Shape<S>,
+    xfa: Transform<S>,
+    b: &Shape<S>,
+    xfb: Transform<S>,
+    spec: S,
+) -> Manifold<S> {
+    let mut m = Manifold::default();
+    let xf = xfa.inv_mul(xfb);
+    let c = xf.apply(b.vertices[0]);
+    let (ra, rb) = (a.radius, b.radius);
+    let radius = ra + rb;
+    let n = a.count as usize;
+    let mut index = 0;
+    let mut separation = S::from_i32(-32767);
+    for i in 0..n {
+        let s = a.normals[i].dot(c - a.vertices[i]);
+        if s.gt(separation) {
+            separation = s;
+            index = i;
+        }
+    }
+    if (separation - radius).gt(spec) {
+        return m;
+    }
+    let v1 = a.vertices[index];
+    let v2 = a.vertices[if index + 1 < n { index + 1 } else { 0 }];
+    let u1 = (c - v1).dot(v2 - v1);
+    let u2 = (c - v2).dot(v1 - v2);
+    let outside = separation.gt(S::ZERO);
+    let vertex = if u1.lt(S::ZERO) && outside {
+        Some(v1)
+    } else if u2.lt(S::ZERO) && outside {
+        Some(v2)
+    } else {
+        None
+    };
+    let half = S::from_ratio(1, 2);
+    let point = match vertex {
+        Some(v) => {
+            let d = c - v;
+            let normal = d.normalize_wide();
+            let sep = d.length_wide();
+            if (sep - radius).gt(spec) {
+                return m;
+            }
+            let ca = v + normal * ra;
+            let cb = c - normal * rb;
+            m.normal = normal;
+            ManifoldPoint {
+                anchor_a: ca.lerp(cb, half),
+                separation: sep - radius,
+                id: 0,
+                ..ManifoldPoint::default()
+            }
+        }
+        None => {
+            let normal = a.normals[index];
+            let ca = c + normal * (ra - (c - v1).dot(normal));
+            let cb = c - normal * rb;
+            m.normal = normal;
+            ManifoldPoint {
+                anchor_a: ca.lerp(cb, half),
+                separation: separation - radius,
+                id: 0,
+                ..ManifoldPoint::default()
+            }
+        }
+    };
+    m.push(point);
+    m.finish(xfa, xfb, Vec2::ZERO)
+}
+
+/// The largest separation of `b`'s vertices along one of `a`'s normals,
+/// and that normal's edge.
+fn max_separation<S: SimScalar>(a: &Shape<S>, b: &Shape<S>) -> (usize, S) {
+    let mut best = 0;
+    let mut max = S::from_i32(-32767);
+    for i in 0..a.count as usize {
+        let (n, v1) = (a.normals[i], a.vertices[i]);
+        let mut si = S::from_i32(32767);
+        for v in &b.vertices[..b.count as usize] {
+            si = si.min(n.dot(*v - v1));
+        }
+        if si.gt(max) {
+            max = si;
+            best = i;
+        }
+    }
+    (best, max)
+}
+
+/// Where the closest points of segments `p1→q1` and `p2→q2` lie: whether
+/// each is at the segment's start or end (`None` for inside), and their
+/// distance. Unit directions keep every product within the shapes' size.
+fn segment_ends<S: SimScalar>(
+    p1: Vec2<S>,
+    q1: Vec2<S>,
+    p2: Vec2<S>,
+    q2: Vec2<S>,
+) -> (Option<bool>, Option<bool>, S) {
+    let (d1, d2) = (q1 - p1, q2 - p2);
+    let (l1, l2) = (d1.length_wide(), d2.length_wide());
+    let (u1, u2) = (d1.normalize_wide(), d2.normalize_wide());
+    let r = p1 - p2;
+    let b = u1.dot(u2);
+    let c = u1.dot(r);
+    let f = u2.dot(r);
+    let denom = S::ONE - b * b;
+    let mut t1 = if denom.gt(S::ZERO) {
+        ((b * f - c) / denom).clamp(S::ZERO, l1)
+    } else {
+        S::ZERO
+    };
+    let mut t2 = b * t1 + f;
+    if t2.lt(S::ZERO) {
+        t2 = S::ZERO;
+        t1 = (-c).clamp(S::ZERO, l1);
+    } else if t2.gt(l2) {
+        t2 = l2;
+        t1 = (b * l2 - c).clamp(S::ZERO, l1);
+    }
+    let end = |t: S, l: S| {
+        if t == S::ZERO {
+            Some(false)
+        } else if t == l {
+            Some(true)
+        } else {
+            None
+        }
+    };
+    let c1 = p1 + u1 * t1;
+    let c2 = p2 + u2 * t2;
+    (end(t1, l1), end(t2, l2), c1.distance_wide(c2))
+}
+
+fn collide_polygons<S: SimScalar>(
+    pa: &Shape<S>,
+    xfa: Transform<S>,
+    pb: &Shape<S>,
+    xfb: Transform<S>,
+    spec: S,
+) -> Manifold<S> {
+    // A shifted so its vertex 0 is the origin, B in that frame: small
+    // numbers, less round-off.
+    let origin = pa.vertices[0];
+    let sfa = Transform {
+        p: xfa.p + xfa.q.rotate(origin),
+        q: xfa.q,
+    };
+    let xf = sfa.inv_mul(xfb);
+    let mut a = *pa;
+    for v in &mut a.vertices[..a.count as usize] {
+        *v -= origin;
+    }
+    let mut b = *pb;
+    for i in 0..b.count as usize {
+        b.vertices[i] = xf.apply(pb.vertices[i]);
+        b.normals[i] = xf.q.rotate(pb.normals[i]);
+    }
+    let (mut edge_a, sep_a) = max_separation(&a, &b);
+    let (mut edge_b, sep_b) = max_separation(&b, &a);
+    let radius = a.radius + b.radius;
+    if (sep_a - radius).gt(spec) || (sep_b - radius).gt(spec) {
+        return Manifold::default();
+    }
+    let slop = linear_slop::<S>();
+    let flip = sep_b.gt(sep_a + slop * S::from_ratio(1, 10));
+    let min_dot_edge = |poly: &Shape<S>, dir: Vec2<S>| {
+        let mut best = 0;
+        let mut min = S::from_i32(32767);
+        for i in 0..poly.count as usize {
+            let d = dir.dot(poly.normals[i]);
+            if d.lt(min) {
+                min = d;
+                best = i;
+            }
+        }
+        best
+    };
+    if flip {
+        edge_a = min_dot_edge(&a, b.normals[edge_b]);
+    } else {
+        edge_b = min_dot_edge(&b, a.normals[edge_a]);
+    }
+    let next = |i: usize, n: u8| if i + 1 < n as usize { i + 1 } else { 0 };
+    let separation = sep_a.max(sep_b);
+    let m = if separation.gt(slop * S::from_ratio(1, 10)) {
+        let (i11, i12) = (edge_a, next(edge_a, a.count));
+        let (i21, i22) = (edge_b, next(edge_b, b.count));
+        let (v11, v12) = (a.vertices[i11], a.vertices[i12]);
+        let (v21, v22) = (b.vertices[i21], b.vertices[i22]);
+        match segment_ends(v11, v12, v21, v22) {
+            (Some(e1), Some(e2), distance) => {
+                // Vertex against vertex: the normal joins them.
+                if (distance - radius).gt(spec) {
+                    return Manifold::default();
+                }
+                let (ia, va) = if e1 { (i12, v12) } else { (i11, v11) };
+                let (ib, vb) = if e2 { (i22, v22) } else { (i21, v21) };
+                let normal = (vb - va).normalize_wide();
+                let c1 = va + normal * a.radius;
+                let c2 = vb - normal * b.radius;
+                let mut m = Manifold {
+                    normal,
+                    ..Manifold::default()
+                };
+                m.push(ManifoldPoint {
+                    anchor_a: c1.lerp(c2, S::from_ratio(1, 2)),
+                    separation: distance - radius,
+                    id: id(ia, ib),
+                    ..ManifoldPoint::default()
+                });
+                m
+            }
+            _ => clip(&a, &b, edge_a, edge_b, flip, spec),
+        }
+    } else {
+        clip(&a, &b, edge_a, edge_b, flip, spec)
+    };
+    m.finish(xfa, xfb, origin)
+}
+
+/// Clips the incident edge against the reference edge's side planes
+/// (Box2D's `b2ClipPolygons`): up to two points, at the midpoint between
+/// the surfaces.
+fn clip<S: SimScalar>(
+    a: &Shape<S>,
+    b: &Shape<S>,
+    edge_a: usize,
+    edge_b: usize,
+    flip: bool,
+    spec: S,
+) -> Manifold<S> {
+    let (p1, p2, i11, i21) = if flip {
+        (b, a, edge_b, edge_a)
+    } else {
+        (a, b, edge_a, edge_b)
+    };
+    let i12 = if i11 + 1 < p1.count as usize {
+        i11 + 1
+    } else {
+        0
+    };
+    let i22 = if i21 + 1 < p2.count as usize {
+        i21 + 1
+    } else {
+        0
+    };
+    let normal = p1.normals[i11];
+    let (v11, v12) = (p1.vertices[i11], p1.vertices[i12]);
+    let (v21, v22) = (p2.vertices[i21], p2.vertices[i22]);
+    let tangent = left_perp(normal);
+    let lower1 = S::ZERO;
+    let upper1 = (v12 - v11).dot(tangent);
+    // The incident edge runs against the tangent (both counter-clockwise).
+    let upper2 = (v21 - v11).dot(tangent);
+    let lower2 = (v22 - v11).dot(tangent);
+    let eps = S::from_ratio(1, 65536);
+    let span = upper2 - lower2;
+    let v_lower = if lower2.lt(lower1) && span.gt(eps) {
+        v22.lerp(v21, (lower1 - lower2) / span)
+    } else {
+        v22
+    };
+    let v_upper = if upper2.gt(upper1) && span.gt(eps) {
+        v22.lerp(v21, (upper1 - lower2) / span)
+    } else {
+        v21
+    };
+    let sep_lower = (v_lower - v11).dot(normal);
+    let sep_upper = (v_upper - v11).dot(normal);
+    let (r1, r2) = (p1.radius, p2.radius);
+    let half = S::from_ratio(1, 2);
+    let v_lower = v_lower + normal * (half * (r1 - r2 - sep_lower));
+    let v_upper = v_upper + normal * (half * (r1 - r2 - sep_upper));
+    let radius = r1 + r2;
+    let mut m = Manifold::default();
+    let mut add = |anchor, sep: S, id| {
+        if !(sep - radius).gt(spec) {
+            m.push(ManifoldPoint {
+                anchor_a: anchor,
+                separation: sep - radius,
+                id,
+                ..ManifoldPoint::default()
+            });
+        }
+    };
+    if flip {
+        // Anchors are in A's frame (`a` is the incident polygon here), the
+        // points lie midway, so they serve as A's anchors unchanged.
+        add(v_upper, sep_upper, id(i21, i12));
+        add(v_lower, sep_lower, id(i22, i11));
+        m.normal = -normal;
+    } else {
+        add(v_lower, sep_lower, id(i11, i22));
+        add(v_upper, sep_upper, id(i12, i21));
+        m.normal = normal;
+    }
+    m
+}
+
+/// Is `p` (world) inside `shape` on a body at `xf`?
+#[must_use]
+pub fn contains_point<S: SimScalar>(shape: &Shape<S>, xf: Transform<S>, p: Vec2<S>) -> bool {
+    let local = xf.apply_inv(p);
+    match shape.kind {
+        ShapeKind::Circle => local.distance_wide(shape.vertices[0]).le(shape.radius),
+        ShapeKind::Capsule => {
+            let (a, b) = (shape.vertices[0], shape.vertices[1]);
+            let d = b - a;
+            let len = d.length_wide();
+            let u = d.normalize_wide();
+            let t = (local - a).dot(u).clamp(S::ZERO, len);
+            (a + u * t).distance_wide(local).le(shape.radius)
+        }
+        ShapeKind::Polygon => (0..shape.count as usize)
+            .all(|i| !shape.normals[i].dot(local - shape.vertices[i]).gt(S::ZERO)),
+    }
+}
