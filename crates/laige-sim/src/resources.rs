@@ -56,8 +56,8 @@ use std::any::{Any, TypeId, type_name};
 use laige_core::{Error, Result};
 
 use crate::state_hash::{
-    DecodeError, DecodeErrorKind, FNV1A64_OFFSET, StateHash, StateHasher, StateReader, StateWriter,
-    hash_str, layout_hash,
+    DecodeError, FNV1A64_OFFSET, StateHash, StateHasher, StateReader, StateWriter, hash_str,
+    layout_hash,
 };
 use crate::{emit, events};
 
@@ -396,7 +396,7 @@ impl Resources {
             .filter_map(|e| e.hashed.as_ref().map(|h| (e, h)))
             .collect();
         if n != ours.len() {
-            return Err(mismatch(
+            return Err(DecodeError::mismatch(
                 at,
                 "hashed resource count",
                 n.to_string(),
@@ -408,7 +408,7 @@ impl Resources {
             let at = input.position();
             let name = read_name(input)?;
             if name != hashed.name {
-                return Err(mismatch(
+                return Err(DecodeError::mismatch(
                     at,
                     "hashed resource",
                     name.to_owned(),
@@ -421,7 +421,7 @@ impl Resources {
             let layout_at = input.position();
             let layout = input.read_u64()?;
             if layout != hashed.codec.layout {
-                return Err(mismatch(
+                return Err(DecodeError::mismatch(
                     layout_at,
                     "hashed resource layout",
                     format!("`{name}` with layout {layout:#018x}"),
@@ -496,18 +496,6 @@ fn missing<T>() -> Error {
 fn names(ours: &[(&Entry, &Hashed)]) -> String {
     let v: Vec<&str> = ours.iter().map(|(_, h)| h.name).collect();
     format!("[{}]", v.join(", "))
-}
-
-#[cold]
-fn mismatch(offset: usize, what: &'static str, found: String, expected: String) -> DecodeError {
-    DecodeError {
-        offset,
-        kind: DecodeErrorKind::Mismatch {
-            what,
-            found,
-            expected,
-        },
-    }
 }
 
 /// A name as a `u32` byte length and its UTF-8 bytes.

@@ -291,17 +291,6 @@ fn header_corrupt(value: impl std::fmt::Display, accepted: &'static str) -> Erro
         .with_accepted(accepted)
 }
 
-fn mismatch(offset: usize, what: &'static str, found: String, expected: String) -> DecodeError {
-    DecodeError {
-        offset,
-        kind: DecodeErrorKind::Mismatch {
-            what,
-            found,
-            expected,
-        },
-    }
-}
-
 /// The stored body of `bytes` and the header's flags, after the header's
 /// checks.
 fn body(bytes: &[u8]) -> Result<(&[u8], u16)> {
@@ -609,7 +598,7 @@ fn check_registry(
         match (theirs.get(i), ours.get(i)) {
             (Some(&(at, name, l)), Some(&(our_name, our_l))) if name == our_name => {
                 if l != our_l {
-                    return Err(mismatch(
+                    return Err(DecodeError::mismatch(
                         at,
                         match what {
                             "component type" => "component type layout",
@@ -632,10 +621,10 @@ fn check_registry(
                         format!("`{our_name}` registered"),
                     )
                 };
-                return Err(mismatch(at, what, found, expected));
+                return Err(DecodeError::mismatch(at, what, found, expected));
             }
             (Some(&(at, name, _)), None) => {
-                return Err(mismatch(
+                return Err(DecodeError::mismatch(
                     at,
                     what,
                     format!("`{name}`"),
@@ -643,7 +632,7 @@ fn check_registry(
                 ));
             }
             (None, Some(&(our_name, _))) => {
-                return Err(mismatch(
+                return Err(DecodeError::mismatch(
                     at,
                     what,
                     format!("no `{our_name}`"),

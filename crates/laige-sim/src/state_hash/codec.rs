@@ -125,6 +125,23 @@ pub enum DecodeErrorKind {
     },
 }
 
+impl DecodeError {
+    /// [`DecodeErrorKind::Mismatch`] at `offset`: the bytes hold `found`
+    /// where this build has `expected`.
+    #[cold]
+    #[must_use]
+    pub fn mismatch(offset: usize, what: &'static str, found: String, expected: String) -> Self {
+        Self {
+            offset,
+            kind: DecodeErrorKind::Mismatch {
+                what,
+                found,
+                expected,
+            },
+        }
+    }
+}
+
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
