@@ -5,7 +5,7 @@
 //!
 //! An effect is a small `Copy + PartialEq` value of the game's own type
 //! (`enum Sfx { Hit, Goal }`, a particle burst with a position), enabled
-//! once per world with [`World::enable_effects`]. It is not world state:
+//! once per world with [`World::enable_effects`](crate::World::enable_effects). It is not world state:
 //! it never enters the state hash or a snapshot, and systems cannot read
 //! it back, so it cannot change the simulation.
 //!
@@ -15,7 +15,7 @@
 //! equal values, in emission order, are the same effect and are not
 //! handed over again; a new one is [`EffectKind::Predicted`]; one the new
 //! simulation no longer emits is [`EffectKind::Cancelled`] (stop the
-//! sound). When the tick becomes final ([`World::confirm_effects`], which
+//! sound). When the tick becomes final ([`World::confirm_effects`](crate::World::confirm_effects), which
 //! a rollback session calls with its confirmed tick), each of its effects
 //! is [`EffectKind::Confirmed`]. A world run without a session confirms a
 //! tick as it completes: its effects arrive once, as `Confirmed` with
@@ -23,8 +23,8 @@
 //!
 //! Presentation reads the events each frame: from game code that sees the
 //! world shared (`&World`, as an engine's frame hooks do) through its own
-//! [`EffectReader`] ([`World::read_effects`]), or by draining them
-//! ([`World::drain_effects`]): play on `Predicted`, and on
+//! [`EffectReader`] ([`World::read_effects`](crate::World::read_effects)), or by draining them
+//! ([`World::drain_effects`](crate::World::drain_effects)): play on `Predicted`, and on
 //! `Confirmed { predicted: false }`; stop on `Cancelled`. The events wait
 //! in a ring of [`EffectConfig::outbox`]: a reader that falls further
 //! behind misses the oldest (counted in [`EffectReader::missed`]).
@@ -170,7 +170,7 @@ pub struct EffectStats {
     pub overwritten: u64,
 }
 
-/// A reader's place in an effect type's events ([`World::read_effects`]):
+/// A reader's place in an effect type's events ([`World::read_effects`](crate::World::read_effects)):
 /// each reader sees every event once, in order, while it keeps up with
 /// the ring.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -205,7 +205,7 @@ pub(crate) struct EffectLog<E> {
     first_seq: u64,
     /// Ticks below this are final.
     final_below: u64,
-    /// Whether a session confirms ticks ([`World::predict_effects`]);
+    /// Whether a session confirms ticks ([`World::predict_effects`](crate::World::predict_effects));
     /// otherwise each tick is final when it completes.
     predicting: bool,
     stats: EffectStats,
