@@ -22,16 +22,20 @@
 //!    fall in and delivered at its start in a deterministic order.
 //! 7. **[`snapshot`]**: whole-world snapshots in a reusable ring (every
 //!    registered component, the entity allocator, the tick, registered
-//!    parts) for rollback sessions, and the report naming where two
-//!    snapshots differ.
-//! 8. **[`workload`]**: the reference workload every budget is measured on
+//!    parts) for rollback sessions, the report naming where two
+//!    snapshots differ, and their byte format (versioned, checksummed,
+//!    little-endian, optionally LZ4) for the wire and for disk.
+//! 8. **[`effects`]**: presentation effects systems emit
+//!    (`ctx.effect(value)`), handed to presentation once whatever a
+//!    rollback re-simulates: predicted, cancelled or confirmed.
+//! 9. **[`workload`]**: the reference workload every budget is measured on
 //!    (a benchmark fixture, not part of a game's API).
 //!
 //! # Paths
 //!
 //! Every item has one path. What a game names often — the loop, the world,
 //! systems, the profiler, the state hash, the frame's alpha — sits at
-//! the crate root (`laige_sim::GameLoop`, `laige_sim::World`). Five groups
+//! the crate root (`laige_sim::GameLoop`, `laige_sim::World`). Six groups
 //! stay modules because their items are many, belong together and read
 //! best with the module's name in front:
 //!
@@ -40,7 +44,9 @@
 //! * [`replay`]: the file format, its records, the recorder and
 //!   [`replay::verify`];
 //! * [`events`]: every event id this crate raises (`events::TICK_DROPPED`);
-//! * [`snapshot`]: the ring, its snapshots, parts and difference report;
+//! * [`snapshot`]: the ring, its snapshots, parts, difference report and
+//!   byte format;
+//! * [`effects`]: the effect log's config, events, reader and counts;
 //! * [`workload`]: the reference workload (components, systems, config):
 //!   public because the bench, detcheck, the demo and the tests measure the
 //!   same world, and a module so that it stays out of the root a game reads.
