@@ -8,7 +8,8 @@ use laige_core::Result;
 use laige_sim::{SystemSchedule, World};
 
 use crate::input::PlayerInput;
-use crate::session::{Advance, NetDriver, NetEnd, NetStats};
+use crate::outcome::{Advance, NetEnd, NetStats};
+use crate::session::NetDriver;
 
 /// What a loop that owns the world needs from a network session, object
 /// safe so the loop need not know the game's input type: one call per due

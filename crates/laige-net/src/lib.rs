@@ -24,22 +24,29 @@
 //! session is simulation only; presentation reads the world it advances.
 #![doc = include_str!("net.md")]
 
+mod config;
+mod desync;
 mod driver;
 pub mod events;
 pub mod fault;
 mod input;
+mod outcome;
 mod owned;
 mod pace;
 mod record;
+mod seat;
 mod session;
 
+pub use config::{DESYNC_INTERVAL, MAX_PREDICTION, NetConfig};
 pub use driver::{NetReport, TickDriver};
 pub use ggrs::UdpNonBlockingSocket;
 pub use input::{InputStatus, MAX_PLAYERS, PlayerInput, PlayerInputs};
+pub use outcome::{
+    Advance, EXIT_DESYNC, EXIT_DISCONNECTED, EXIT_SYNC_TIMEOUT, EXIT_SYSTEM_FAILED, NetEnd,
+    NetStats,
+};
 pub use owned::NetSession;
 pub use pace::TickPacer;
 pub use record::replay_session;
-pub use session::{
-    Advance, DESYNC_INTERVAL, EXIT_DESYNC, EXIT_DISCONNECTED, EXIT_SYNC_TIMEOUT,
-    EXIT_SYSTEM_FAILED, GgrsConfig, MAX_PREDICTION, NetConfig, NetDriver, NetEnd, NetStats, Seat,
-};
+pub use seat::Seat;
+pub use session::{GgrsConfig, NetDriver};

@@ -7,8 +7,11 @@ use ggrs::NonBlockingSocket;
 use laige_core::Result;
 use laige_sim::{SystemSchedule, World};
 
+use crate::config::NetConfig;
 use crate::input::PlayerInput;
-use crate::session::{Advance, NetConfig, NetDriver, NetEnd, NetStats, Seat};
+use crate::outcome::{Advance, NetEnd, NetStats};
+use crate::seat::Seat;
+use crate::session::NetDriver;
 
 /// A laige world run by a GGRS session: P2P (rollback, or lockstep with
 /// `max_prediction: 0`), spectator or sync test. It owns the world and

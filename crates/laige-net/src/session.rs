@@ -15,9 +15,13 @@ use laige_sim::replay::ReplayHeader;
 use laige_sim::snapshot::{SnapshotRing, WorldSnapshot};
 use laige_sim::{SystemSchedule, World};
 
+use crate::config::{DESYNC_INTERVAL, NetConfig};
+use crate::desync::{self, checksum};
 use crate::events;
 use crate::input::{MAX_PLAYERS, PlayerInput, PlayerInputs};
+use crate::outcome::{Advance, NetEnd, NetStats};
 use crate::record::{self, SessionRecorder};
+use crate::seat::Seat;
 
 /// GGRS's compile-time configuration for a game's input type: the state
 /// GGRS keeps per saved frame is only the ring slot (`u32`); the snapshot
@@ -29,219 +33,6 @@ impl<I: PlayerInput> ggrs::Config for GgrsConfig<I> {
     type InputPredictor = ggrs::PredictRepeatLast;
     type State = u32;
     type Address = SocketAddr;
-}
-
-/// Exit code: the session ended because a peer disconnected or timed out.
-pub const EXIT_DISCONNECTED: u8 = 10;
-/// Exit code: a desync (P2P checksums differ, or a sync test re-simulated
-/// a tick differently).
-pub const EXIT_DESYNC: u8 = 11;
-/// Exit code: the peers never synchronized within the timeout.
-pub const EXIT_SYNC_TIMEOUT: u8 = 12;
-/// Exit code: a system failed (the engine's code for it).
-pub const EXIT_SYSTEM_FAILED: u8 = 3;
-
-/// Session options. Every field has a range, checked when the session
-/// starts (`net/config_invalid`, naming the field).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NetConfig {
-    /// Players in the session, 1..=4 (P2P needs 2 or more). Default 2.
-    pub players: usize,
-    /// How many ticks a peer may simulate past the last confirmed input,
-    /// 0..=16. 0 is lockstep: no prediction, no rollback, every tick waits
-    /// for every input. Default 8 (GGRS's default: about 130 ms at 60 Hz).
-    pub max_prediction: usize,
-    /// Ticks between a local input and the tick it applies to, 0..=16.
-    /// Default 2 (hides about 33 ms of latency at 60 Hz, so fewer
-    /// rollbacks). In lockstep, cover one-way latency with it.
-    pub input_delay: usize,
-    /// The tick rate, 20..=240 Hz: GGRS's time sync counts in ticks.
-    /// Default 60.
-    pub tick_rate_hz: usize,
-    /// A peer silent this long is disconnected. Default 2 s (GGRS's).
-    pub disconnect_timeout: Duration,
-    /// A peer silent this long raises `net/network_interrupted`. Default
-    /// 500 ms (GGRS's).
-    pub disconnect_notify: Duration,
-    /// The handshake may take this long before `net/sync_timeout` ends
-    /// the session. Default 10 s.
-    pub sync_timeout: Duration,
-    /// How many confirmed `(tick, state hash)` pairs the session keeps for
-    /// [`NetDriver::confirmed_hashes`] (allocated once; 0 keeps none, the
-    /// default). While the log has room, or a session record is written,
-    /// every save computes the state hash; otherwise only the checksum
-    /// ticks' saves do ([`DESYNC_INTERVAL`]).
-    pub confirmed_log: usize,
-}
-
-impl Default for NetConfig {
-    fn default() -> Self {
-        Self {
-            players: 2,
-            max_prediction: 8,
-            input_delay: 2,
-            tick_rate_hz: 60,
-            disconnect_timeout: Duration::from_secs(2),
-            disconnect_notify: Duration::from_millis(500),
-            sync_timeout: Duration::from_secs(10),
-            confirmed_log: 0,
-        }
-    }
-}
-
-/// Ticks between the checksums P2P peers exchange and compare: 8.
-///
-/// A save only copies; the checksum (the state hash, several times the
-/// copy's cost) is computed for the saves of ticks that are multiples of
-/// this, the only ones GGRS reads: a desync is still reported within 8
-/// ticks (about 133 ms at 60 Hz) of the tick becoming confirmed, and a
-/// rollback frame of 8 re-simulated ticks hashes 1 of its saves, not 8
-/// (at 10k entities the state hash costs several ticks of the float
-/// backend; with 4, two hashed saves put that frame over 1.5 ms).
-///
-/// Why GGRS 0.13 never reads a save without a checksum: it sends the
-/// checksum of frame `last sent + interval` once that frame is confirmed,
-/// taking the frame's cell, or, only when that cell was already
-/// overwritten, the latest saved frame up to the confirmed one (which
-/// would move the sequence off the multiples for good, each later cell
-/// read lacking a checksum). That cell is never overwritten: GGRS keeps
-/// the last `max_prediction + 1` saved frames, every frame is saved, the
-/// current frame runs at most `max_prediction` past the confirmed one, and
-/// the frame to send is never below the current frame minus
-/// `max_prediction` (it advances by the interval each time one is sent,
-/// while the current frame advances by at most one per call). The test
-/// `p2p_desync_is_detected_late_in_a_faulty_session` holds it to that: a
-/// divergence hundreds of ticks into a session with rollbacks is found.
-pub const DESYNC_INTERVAL: u32 = 8;
-
-/// Most prediction (and input delay) [`NetConfig`] accepts.
-pub const MAX_PREDICTION: usize = 16;
-
-impl NetConfig {
-    /// Checks every field against its documented range.
-    ///
-    /// # Errors
-    /// `net/config_invalid` naming the field.
-    pub fn validate(&self) -> Result<()> {
-        let bad = |field: &'static str, value: usize, accepted: &'static str| {
-            Err(Error::invalid_argument(
-                events::CONFIG_INVALID,
-                field,
-                value,
-                accepted,
-            ))
-        };
-        if !(1..=MAX_PLAYERS).contains(&self.players) {
-            return bad("players", self.players, "1..=4 players");
-        }
-        if self.max_prediction > MAX_PREDICTION {
-            return bad("max_prediction", self.max_prediction, "0..=16 ticks");
-        }
-        if self.input_delay > MAX_PREDICTION {
-            return bad("input_delay", self.input_delay, "0..=16 ticks");
-        }
-        if !(20..=240).contains(&self.tick_rate_hz) {
-            return bad("tick_rate_hz", self.tick_rate_hz, "20..=240 Hz");
-        }
-        let ms = |d: Duration| usize::try_from(d.as_millis()).unwrap_or(usize::MAX);
-        if self.disconnect_timeout < Duration::from_millis(100) {
-            return bad(
-                "disconnect_timeout",
-                ms(self.disconnect_timeout),
-                "at least 100 ms",
-            );
-        }
-        if self.sync_timeout < Duration::from_millis(100) {
-            return bad("sync_timeout", ms(self.sync_timeout), "at least 100 ms");
-        }
-        Ok(())
-    }
-}
-
-/// One seat of a P2P session.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Seat {
-    /// A player on this machine.
-    Local,
-    /// A player on the peer at this address.
-    Remote(SocketAddr),
-    /// A spectator at this address (after the players' seats; not counted
-    /// in `NetConfig::players`): this peer sends it every confirmed input.
-    Spectator(SocketAddr),
-}
-
-/// Why a session ended, and its process exit code.
-#[derive(Debug)]
-pub enum NetEnd {
-    /// A peer disconnected or timed out (exit code 10).
-    Disconnected {
-        /// The peer's address.
-        peer: SocketAddr,
-    },
-    /// A desync (exit code 11): the report names the tick and, where it
-    /// can, the component and the entity.
-    Desync {
-        /// The first differing tick.
-        tick: u64,
-        /// What differs (component, entity, hashes).
-        report: String,
-    },
-    /// The handshake did not finish in time (exit code 12).
-    SyncTimeout,
-    /// A system failed (exit code 3).
-    SystemFailed(Error),
-}
-
-impl NetEnd {
-    /// The documented process exit code.
-    #[must_use]
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Self::Disconnected { .. } => EXIT_DISCONNECTED,
-            Self::Desync { .. } => EXIT_DESYNC,
-            Self::SyncTimeout => EXIT_SYNC_TIMEOUT,
-            Self::SystemFailed(_) => EXIT_SYSTEM_FAILED,
-        }
-    }
-}
-
-/// What one [`NetDriver::advance`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Advance {
-    /// The handshake is still running; no tick.
-    Synchronizing,
-    /// One tick was simulated (after any rollback it asked for).
-    Ticked,
-    /// Time sync: this peer is ahead of the others, so this due tick is
-    /// skipped (the loop's tick accounting slows down; nothing sleeps).
-    Skipped,
-    /// A remote peer is too far behind (the prediction window is full,
-    /// or lockstep waits for an input); no tick.
-    Waiting,
-    /// The session has ended ([`NetDriver::end`] says why).
-    Ended,
-}
-
-/// Counters of one session.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NetStats {
-    /// Ticks simulated for the first time.
-    pub ticks: u64,
-    /// Rollbacks (snapshot loads).
-    pub rollbacks: u64,
-    /// Ticks re-simulated by rollbacks.
-    pub rolled_back_ticks: u64,
-    /// The deepest prediction seen: ticks simulated past the last
-    /// confirmed one.
-    pub max_prediction_depth: u64,
-    /// Due ticks skipped by time sync.
-    pub skipped: u64,
-    /// Due ticks that waited for a remote peer.
-    pub waited: u64,
-    /// Desyncs detected (the session ends at the first).
-    pub desyncs: u64,
-    /// The last round-trip time measured to a peer, ms (0 before one).
-    pub rtt_ms: u64,
 }
 
 enum Kind<I: PlayerInput> {
@@ -897,9 +688,7 @@ impl<I: PlayerInput> NetDriver<I> {
         }
     }
 
-    /// A P2P desync: the report names the component types whose per-type
-    /// hashes differ, and the tick's snapshot is dumped when a dump path is
-    /// set and the ring still holds it.
+    /// A P2P desync at `tick` (see [`desync::report`]).
     #[cold]
     fn p2p_desync(&mut self, tick: u64, local: u128, remote: u128, addr: SocketAddr) -> NetEnd {
         let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
@@ -908,33 +697,13 @@ impl<I: PlayerInput> NetDriver<I> {
             .get(slot)
             .ok()
             .filter(|s| s.is_filled() && s.tick() == tick);
-        let components = snap.map_or_else(
-            || "unknown (the tick's snapshot is no longer in the ring)".to_owned(),
-            |s| differing_types(s, local, remote),
-        );
-        let mut report = format!(
-            "tick {tick}: state hash {:#018x} here, {:#018x} at {addr}; differing components: {components}",
-            // The low 64 bits are the state hash (see `checksum`).
-            local as u64,
-            remote as u64
-        );
-        if let (Some(prefix), Some(s)) = (&self.dump_prefix, snap) {
-            let path = format!("{prefix}-tick{tick}.txt");
-            let lines = differing_lines(s, local, remote);
-            let dump = s.dump_fields(|name, _| lines.contains(&name));
-            match std::fs::write(&path, dump) {
-                Ok(()) => report.push_str(&format!("; snapshot dumped to {path}")),
-                Err(e) => report.push_str(&format!("; dump to {path} failed: {e}")),
-            }
-        }
-        event!(
-            Error,
-            events::DESYNC,
+        desync::report(
+            snap,
             tick,
-            peer = %addr,
-            components = components.as_str()
-        );
-        NetEnd::Desync { tick, report }
+            (local, remote),
+            &addr,
+            self.dump_prefix.as_deref(),
+        )
     }
 
     fn desync(&mut self, tick: u64, report: String) -> Advance {
@@ -1023,43 +792,6 @@ pub(crate) fn install_inputs<I: PlayerInput>(
 ) -> Result<hecs::Entity> {
     world.register_hashed_as::<PlayerInputs<I>>("net.player_inputs")?;
     Ok(world.ecs_mut().spawn((PlayerInputs::<I>::new(players),)))
-}
-
-/// The checksum GGRS exchanges: the state hash in the low 64 bits; in the
-/// high 64 bits, 8 one-byte buckets of the per-type hashes (line `k` folds
-/// into byte `k % 8`), so a peer that sees a desync can name the component
-/// types whose hashes differ without another message.
-fn checksum(state_hash: u64, snap: &WorldSnapshot) -> u128 {
-    let mut buckets = [0_u8; 8];
-    for line in 0..snap.type_count() {
-        if let Some((_, h)) = snap.type_hash(line) {
-            buckets[line % 8] ^= h.to_le_bytes()[0];
-        }
-    }
-    u128::from(state_hash) | (u128::from(u64::from_le_bytes(buckets)) << 64)
-}
-
-/// The per-type hash lines whose buckets differ between two checksums.
-fn differing_types(snap: &WorldSnapshot, local: u128, remote: u128) -> String {
-    let names = differing_lines(snap, local, remote);
-    if names.is_empty() {
-        "no per-type hash differs (the difference is in the tick or the entity count)".to_owned()
-    } else {
-        names.join(", ")
-    }
-}
-
-/// The names of the per-type lines whose buckets differ between two
-/// checksums (the dump breaks their values down to the field).
-fn differing_lines(snap: &WorldSnapshot, local: u128, remote: u128) -> Vec<&'static str> {
-    let (a, b) = (
-        u64::try_from(local >> 64).unwrap_or(0).to_le_bytes(),
-        u64::try_from(remote >> 64).unwrap_or(0).to_le_bytes(),
-    );
-    (0..snap.type_count())
-        .filter(|line| a[line % 8] != b[line % 8])
-        .filter_map(|line| snap.type_hash(line).map(|(name, _)| name))
-        .collect()
 }
 
 /// A GGRS frame (`i32`, −1 before the first) as a laige tick.
