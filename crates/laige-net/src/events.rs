@@ -40,3 +40,10 @@ pub const RECORD_FAILED: EventId = EventId::new("net", "record_failed");
 /// `net/prediction_stall` (Debug, rate-limited): the local tick waits
 /// because a remote peer is a prediction window behind.
 pub const PREDICTION_STALL: EventId = EventId::new("net", "prediction_stall");
+/// `net/epoch_failed` (Error): the epoch control channel failed (a peer
+/// closed it, a frame is malformed, the host refused) or the peers'
+/// states at an epoch boundary differ; detail says which.
+pub const EPOCH_FAILED: EventId = EventId::new("net", "epoch_failed");
+/// `net/epoch` (Info): a new epoch began; fields `epoch`, `tick`,
+/// `joined`, `left`, `snapshot_bytes`.
+pub const EPOCH: EventId = EventId::new("net", "epoch");

@@ -3,7 +3,7 @@
 //! tick being simulated, as the systems read it.
 
 use laige_sim::input::InputEvent;
-use laige_sim::{Entities, StateHash, StateHasher};
+use laige_sim::{DecodeError, Entities, StateHash, StateHasher, StateReader, StateWriter};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -117,10 +117,30 @@ impl<I: PlayerInput> PlayerInputs<I> {
         s
     }
 
-    pub(crate) fn set(&mut self, inputs: &[(I, ggrs::InputStatus)]) {
-        for (i, (input, status)) in inputs.iter().take(MAX_PLAYERS).enumerate() {
-            self.inputs[i] = *input;
-            self.status[i] = (*status).into();
+    /// Sets each GGRS player handle's input into its seat (`seat_of`); a
+    /// seat no handle has gets the default input, status
+    /// [`InputStatus::Disconnected`].
+    pub(crate) fn set_seats(&mut self, inputs: &[(I, ggrs::InputStatus)], seat_of: &[usize]) {
+        let mut taken = [false; MAX_PLAYERS];
+        for ((input, status), &seat) in inputs.iter().zip(seat_of) {
+            if seat < MAX_PLAYERS {
+                self.inputs[seat] = *input;
+                self.status[seat] = (*status).into();
+                taken[seat] = true;
+            }
+        }
+        for seat in (0..usize::from(self.players)).filter(|&s| !taken[s]) {
+            self.inputs[seat] = I::default();
+            self.status[seat] = InputStatus::Disconnected;
+        }
+    }
+
+    /// Gives every seat no handle has (`seat_of`) the default input and
+    /// the status [`InputStatus::Disconnected`].
+    pub(crate) fn mark_empty(&mut self, seat_of: &[usize]) {
+        for seat in (0..usize::from(self.players)).filter(|s| !seat_of.contains(s)) {
+            self.inputs[seat] = I::default();
+            self.status[seat] = InputStatus::Disconnected;
         }
     }
 
@@ -169,5 +189,36 @@ impl<I: PlayerInput> StateHash for PlayerInputs<I> {
         for input in &self.inputs[..self.players()] {
             input.hash_state(hasher);
         }
+    }
+
+    const ENCODABLE: bool = I::ENCODABLE;
+
+    /// The bytes the hash reads: the player count, then each player's
+    /// input (the statuses are presentation, not state).
+    fn encode_state(&self, out: &mut StateWriter<'_>) {
+        out.write_u8(self.players);
+        for input in &self.inputs[..self.players()] {
+            input.encode_state(out);
+        }
+    }
+
+    /// Decoded inputs have the status [`InputStatus::Confirmed`] (the
+    /// session sets each tick's statuses before it runs).
+    fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
+        let at = input.position();
+        let players = input.read_u8()?;
+        if !(1..=MAX_PLAYERS).contains(&usize::from(players)) {
+            return Err(input.invalid(at, "PlayerInputs players", u128::from(players), "1..=4"));
+        }
+        let mut s = Self::new(usize::from(players));
+        for slot in &mut s.inputs[..usize::from(players)] {
+            *slot = I::decode_state(input)?;
+        }
+        Ok(s)
+    }
+
+    fn hash_layout(hasher: &mut StateHasher) {
+        hasher.write_bytes(b"PlayerInputs");
+        I::hash_layout(hasher);
     }
 }

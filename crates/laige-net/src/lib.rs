@@ -49,4 +49,4 @@ pub use owned::NetSession;
 pub use pace::TickPacer;
 pub use record::replay_session;
 pub use seat::Seat;
-pub use session::{GgrsConfig, NetDriver};
+pub use session::{EpochChange, EpochSocket, GgrsConfig, NetDriver, SocketFactory};

@@ -87,4 +87,11 @@ pub struct NetStats {
     pub desyncs: u64,
     /// The last round-trip time measured to a peer, ms (0 before one).
     pub rtt_ms: u64,
+    /// Epoch changes (each a new GGRS session from a tick every peer
+    /// agreed on).
+    pub epochs: u64,
+    /// Seats taken by players who joined while the session ran.
+    pub joins: u64,
+    /// Bytes of encoded world this peer sent or received for joins.
+    pub snapshot_bytes: u64,
 }

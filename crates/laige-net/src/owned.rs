@@ -72,7 +72,22 @@ impl<I: PlayerInput> NetSession<I> {
         Self::own(world, |w| NetDriver::spectator(w, config, host, socket))
     }
 
-    /// A sync test ([`NetDriver::sync_test`]) that owns `world`.
+    /// A player joining a running session ([`NetDriver::join`]) that owns
+    /// `world`.
+    ///
+    /// # Errors
+    /// As [`NetDriver::join`].
+    pub fn join(
+        world: World,
+        config: NetConfig,
+        host: std::net::SocketAddr,
+        seat: Option<usize>,
+        sockets: crate::SocketFactory,
+    ) -> Result<Self> {
+        Self::own(world, |w| NetDriver::join(w, config, host, seat, sockets))
+    }
+
+    /// A sync test: see [`NetDriver::sync_test`].
     ///
     /// # Errors
     /// As [`NetDriver::sync_test`].
@@ -129,6 +144,12 @@ impl<I: PlayerInput> NetSession<I> {
     /// spawn or change state outside the systems during a session).
     pub fn world_mut(&mut self) -> &mut World {
         &mut self.world
+    }
+
+    /// The driver, to enable epochs ([`NetDriver::host_epochs`],
+    /// [`NetDriver::member_epochs`]) or read its epoch changes.
+    pub fn driver_mut(&mut self) -> &mut NetDriver<I> {
+        &mut self.driver
     }
 
     /// The session without its world.

@@ -9,6 +9,11 @@ pub enum Seat {
     Local,
     /// A player on the peer at this address.
     Remote(SocketAddr),
+    /// A seat nobody takes (yet): its input is the default, with the
+    /// status [`Disconnected`](crate::InputStatus::Disconnected). A player
+    /// who joins while the session runs takes it
+    /// ([`NetDriver::join`](crate::NetDriver::join)).
+    Empty,
     /// A spectator at this address (after the players' seats; not counted
     /// in `NetConfig::players`): this peer sends it every confirmed input.
     Spectator(SocketAddr),

@@ -6,8 +6,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use ggrs::{
-    DesyncDetection, GgrsError, GgrsEvent, GgrsRequest, NonBlockingSocket, P2PSession, PlayerType,
-    SessionBuilder, SessionState, SpectatorSession, SyncTestSession,
+    GgrsError, GgrsEvent, GgrsRequest, P2PSession, SessionState, SpectatorSession, SyncTestSession,
 };
 use laige_core::{Error, ErrorCode, Result, event};
 use laige_sim::input::InputQueue;
@@ -18,10 +17,16 @@ use laige_sim::{SystemSchedule, World};
 use crate::config::{DESYNC_INTERVAL, NetConfig};
 use crate::desync::{self, checksum};
 use crate::events;
-use crate::input::{MAX_PLAYERS, PlayerInput, PlayerInputs};
+use crate::input::{PlayerInput, PlayerInputs};
 use crate::outcome::{Advance, NetEnd, NetStats};
 use crate::record::{self, SessionRecorder};
 use crate::seat::Seat;
+
+mod epoch;
+mod start;
+mod wire;
+
+pub use epoch::{EpochChange, EpochSocket, SocketFactory};
 
 /// GGRS's compile-time configuration for a game's input type: the state
 /// GGRS keeps per saved frame is only the ring slot (`u32`); the snapshot
@@ -45,6 +50,8 @@ enum Kind<I: PlayerInput> {
         session: Box<SyncTestSession<GgrsConfig<I>>>,
         check_distance: usize,
     },
+    /// A joiner before its first epoch: no GGRS session yet.
+    Joining,
 }
 
 /// A GGRS session (P2P rollback or lockstep, spectator, sync test) over a
@@ -97,6 +104,19 @@ pub struct NetDriver<I: PlayerInput> {
     next_confirmed: u64,
     mismatch: Option<String>,
     dump_prefix: Option<String>,
+    /// The room's seats as this peer sees them (`NetConfig::players` of
+    /// them; a P2P session's players are the seats not empty).
+    roster: Vec<Seat>,
+    /// The seat of each GGRS player handle.
+    seat_of: Vec<usize>,
+    /// The world tick of the GGRS session's frame 0 (the epoch's first
+    /// tick).
+    base: u64,
+    /// The epoch number (0: the first session).
+    epoch: u32,
+    /// The epoch control state, once enabled.
+    epochs: Option<Box<epoch::Epochs>>,
+    changes: Vec<EpochChange>,
 }
 
 impl<I: PlayerInput> std::fmt::Debug for NetDriver<I> {
@@ -114,181 +134,6 @@ fn ggrs_failed(err: &GgrsError) -> Error {
 }
 
 impl<I: PlayerInput> NetDriver<I> {
-    fn builder(config: &NetConfig) -> Result<SessionBuilder<GgrsConfig<I>>> {
-        config.validate()?;
-        SessionBuilder::<GgrsConfig<I>>::new()
-            .with_num_players(config.players)
-            .and_then(|b| b.with_fps(config.tick_rate_hz))
-            .map(|b| {
-                b.with_max_prediction_window(config.max_prediction)
-                    .with_input_delay(config.input_delay)
-                    .with_disconnect_timeout(config.disconnect_timeout)
-                    .with_disconnect_notify_delay(config.disconnect_notify)
-            })
-            .map_err(|e| ggrs_failed(&e))
-    }
-
-    fn build(world: &mut World, config: NetConfig, kind: Kind<I>) -> Result<Self> {
-        let inputs_entity = install_inputs::<I>(world, config.players)?;
-        world.check_snapshot_coverage()?;
-        let save_slots = config.max_prediction.max(1) + 2;
-        let ring = SnapshotRing::new(world, save_slots + 1)?;
-        let local_events = InputQueue::with_capacity(world.input().capacity())?;
-        // Effects of ticks a rollback may re-simulate wait for the
-        // confirmed tick (after_tick); lockstep and spectators simulate
-        // final ticks only.
-        world.predict_effects(match &kind {
-            Kind::P2P { .. } => config.max_prediction > 0,
-            Kind::Spectator(_) => false,
-            Kind::SyncTest { .. } => true,
-        });
-        Ok(Self {
-            kind,
-            ring,
-            local_events,
-            spectators: Vec::new(),
-            recorder: None,
-            last_inputs: vec![(u64::MAX, PlayerInputs::new(config.players)); save_slots + 1],
-            record_buf: Vec::with_capacity(1 + MAX_PLAYERS * 64),
-            save_slots,
-            inputs_entity,
-            local_input: I::default(),
-            stamp_floor: 0,
-            input_tick: None,
-            config,
-            stats: NetStats::default(),
-            skip_credit: 0,
-            end: None,
-            started: Instant::now(),
-            confirmed: Vec::with_capacity(config.confirmed_log),
-            next_confirmed: 0,
-            mismatch: None,
-            dump_prefix: None,
-        })
-    }
-
-    /// A P2P session over `socket`, one [`Seat`] per player (handle =
-    /// index). `max_prediction: 0` makes it lockstep. The world has its
-    /// systems registered and its entities spawned; the session registers
-    /// [`PlayerInputs`] (`net.player_inputs`) and spawns its entity.
-    ///
-    /// # Errors
-    /// `net/config_invalid` (a bad config, fewer than 2 seats, seats not
-    /// matching `players`, no local seat);
-    /// `snapshot/unregistered_component` (an entity holds an unregistered
-    /// component); `net/session_failed` (GGRS refused).
-    pub fn p2p(
-        world: &mut World,
-        config: NetConfig,
-        seats: &[Seat],
-        socket: impl NonBlockingSocket<SocketAddr> + 'static,
-    ) -> Result<Self> {
-        let n_players = seats
-            .iter()
-            .take_while(|s| !matches!(s, Seat::Spectator(_)))
-            .count();
-        let spectators_last = seats[n_players..]
-            .iter()
-            .all(|s| matches!(s, Seat::Spectator(_)));
-        if n_players != config.players || n_players < 2 || !spectators_last {
-            return Err(Error::invalid_argument(
-                events::CONFIG_INVALID,
-                "seats",
-                seats.len(),
-                "one seat per player (2..=4, NetConfig::players), then any spectators",
-            ));
-        }
-        let local: Vec<usize> = (0..seats.len())
-            .filter(|&i| seats[i] == Seat::Local)
-            .collect();
-        if local.is_empty() {
-            return Err(Error::invalid_argument(
-                events::CONFIG_INVALID,
-                "seats",
-                "no local seat",
-                "at least one Seat::Local",
-            ));
-        }
-        let mut builder = Self::builder(&config)?.with_desync_detection_mode(DesyncDetection::On {
-            interval: DESYNC_INTERVAL,
-        });
-        for (handle, seat) in seats.iter().enumerate() {
-            let player = match seat {
-                Seat::Local => PlayerType::Local,
-                Seat::Remote(addr) => PlayerType::Remote(*addr),
-                Seat::Spectator(addr) => PlayerType::Spectator(*addr),
-            };
-            builder = builder
-                .add_player(player, handle)
-                .map_err(|e| ggrs_failed(&e))?;
-        }
-        let session = builder
-            .start_p2p_session(socket)
-            .map_err(|e| ggrs_failed(&e))?;
-        let mut driver = Self::build(
-            world,
-            config,
-            Kind::P2P {
-                session: Box::new(session),
-                local,
-            },
-        )?;
-        driver.spectators = seats
-            .iter()
-            .filter_map(|s| match s {
-                Seat::Spectator(addr) => Some(*addr),
-                _ => None,
-            })
-            .collect();
-        Ok(driver)
-    }
-
-    /// A spectator of the host at `host`: receives every player's
-    /// confirmed inputs and simulates them (no local player, no rollback).
-    ///
-    /// # Errors
-    /// As [`p2p`](Self::p2p).
-    pub fn spectator(
-        world: &mut World,
-        config: NetConfig,
-        host: SocketAddr,
-        socket: impl NonBlockingSocket<SocketAddr> + 'static,
-    ) -> Result<Self> {
-        let session = Self::builder(&config)?.start_spectator_session(host, socket);
-        Self::build(world, config, Kind::Spectator(Box::new(session)))
-    }
-
-    /// A sync test: every tick, roll back `check_distance` ticks and
-    /// re-simulate them, comparing the state hashes; a difference ends the
-    /// session with a report naming the component and the entity. All
-    /// players are local (their input is built from the world's queue).
-    ///
-    /// # Errors
-    /// `net/config_invalid` for `check_distance` outside
-    /// `1..max_prediction`; otherwise as [`p2p`](Self::p2p).
-    pub fn sync_test(world: &mut World, config: NetConfig, check_distance: usize) -> Result<Self> {
-        if check_distance == 0 || check_distance >= config.max_prediction {
-            return Err(Error::invalid_argument(
-                events::CONFIG_INVALID,
-                "check_distance",
-                check_distance,
-                "1..max_prediction ticks",
-            ));
-        }
-        let session = Self::builder(&config)?
-            .with_check_distance(check_distance)
-            .start_synctest_session()
-            .map_err(|e| ggrs_failed(&e))?;
-        Self::build(
-            world,
-            config,
-            Kind::SyncTest {
-                session: Box::new(session),
-                check_distance,
-            },
-        )
-    }
-
     /// Records the session from here on: every confirmed tick's inputs of
     /// all players and the state hash after it, in laige-sim's replay
     /// format under `header` (the caller's backend, seed and config
@@ -383,7 +228,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 s.events()
                     .any(|e| matches!(e, GgrsEvent::Disconnected { .. }))
             }
-            Kind::SyncTest { .. } => true,
+            Kind::SyncTest { .. } | Kind::Joining => true,
         });
     }
 
@@ -421,6 +266,9 @@ impl<I: PlayerInput> NetDriver<I> {
         self.poll_events();
         if self.end.is_some() {
             return Ok(Advance::Ended);
+        }
+        if let Some(advance) = self.epoch_step(world, schedule) {
+            return Ok(advance);
         }
         if !self.running() {
             if self.started.elapsed() > self.config.sync_timeout {
@@ -485,6 +333,7 @@ impl<I: PlayerInput> NetDriver<I> {
             Kind::P2P { session, .. } => session.current_state() == SessionState::Running,
             Kind::Spectator(s) => s.current_state() == SessionState::Running,
             Kind::SyncTest { .. } => true,
+            Kind::Joining => false,
         }
     }
 
@@ -500,6 +349,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 session.advance_frame()
             }
             Kind::Spectator(s) => s.advance_frame(),
+            Kind::Joining => Err(GgrsError::NotSynchronized),
             Kind::SyncTest { session, .. } => {
                 for handle in 0..self.config.players {
                     session.add_local_input(handle, input)?;
@@ -518,7 +368,7 @@ impl<I: PlayerInput> NetDriver<I> {
     ) -> std::result::Result<(), NetEnd> {
         match request {
             GgrsRequest::SaveGameState { cell, frame } => {
-                let tick = frame_tick(frame);
+                let tick = self.base + frame_tick(frame);
                 let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
                 let sync_test = matches!(self.kind, Kind::SyncTest { .. });
                 let resave = sync_test
@@ -558,7 +408,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 let from = world.tick();
                 let slot = cell.load().map_or(usize::MAX, |s| s as usize);
                 self.ring.load(slot, world).map_err(NetEnd::SystemFailed)?;
-                debug_assert_eq!(world.tick(), frame_tick(frame));
+                debug_assert_eq!(world.tick(), self.base + frame_tick(frame));
                 self.stats.rollbacks += 1;
                 self.stats.rolled_back_ticks += from.saturating_sub(world.tick());
             }
@@ -567,7 +417,16 @@ impl<I: PlayerInput> NetDriver<I> {
                 if let Some(current) =
                     world.query_one_mut::<&mut PlayerInputs<I>>(self.inputs_entity)
                 {
-                    current.set(&inputs);
+                    // The first `input_delay` frames of a later epoch
+                    // have GGRS's default inputs: every seat keeps its
+                    // input of the tick before the boundary instead.
+                    let carried =
+                        self.base > 0 && tick - self.base < self.config.input_delay as u64;
+                    if carried {
+                        current.mark_empty(&self.seat_of);
+                    } else {
+                        current.set_seats(&inputs, &self.seat_of);
+                    }
                     let n = self.last_inputs.len() as u64;
                     self.last_inputs[usize::try_from(tick % n).unwrap_or(0)] = (tick, *current);
                 }
@@ -642,24 +501,20 @@ impl<I: PlayerInput> NetDriver<I> {
     /// inputs of tick `t - 1` are confirmed).
     fn after_tick(&mut self, world: &mut World) {
         let current = world.tick();
-        let confirmed_input = match &mut self.kind {
-            Kind::P2P { session, local } => {
+        let base = i64::try_from(self.base).unwrap_or(i64::MAX);
+        let final_up_to = match &mut self.kind {
+            Kind::P2P { session, .. } => {
                 if let Some(&handle) = session.remote_player_handles().first()
                     && let Ok(stats) = session.network_stats(handle)
                 {
                     self.stats.rtt_ms = u64::try_from(stats.ping).unwrap_or(0);
                 }
-                let _ = local.len();
-                session.confirmed_frame()
+                u64::try_from(base + i64::from(session.confirmed_frame()) + 1).unwrap_or(0)
             }
-            Kind::Spectator(_) => i32::try_from(current).unwrap_or(i32::MAX) - 1,
-            Kind::SyncTest { check_distance, .. } => {
-                i32::try_from(current).unwrap_or(i32::MAX)
-                    - i32::try_from(*check_distance).unwrap_or(0)
-                    - 1
-            }
+            Kind::Spectator(_) => current,
+            Kind::SyncTest { check_distance, .. } => current.saturating_sub(*check_distance as u64),
+            Kind::Joining => return,
         };
-        let final_up_to = u64::try_from(i64::from(confirmed_input) + 1).unwrap_or(0);
         // The effects of a tick are final with the state it made.
         world.confirm_effects(final_up_to.min(current));
         self.stats.max_prediction_depth = self
@@ -723,6 +578,7 @@ impl<I: PlayerInput> NetDriver<I> {
         let mut desync = None;
         let mut skip = 0;
         let spectators = &self.spectators;
+        let base = self.base;
         let mut drain = |e: GgrsEvent<GgrsConfig<I>>| match e {
             GgrsEvent::Synchronizing { .. } => {}
             GgrsEvent::Synchronized { addr } => {
@@ -753,7 +609,12 @@ impl<I: PlayerInput> NetDriver<I> {
                 remote_checksum,
                 addr,
             } => {
-                desync.get_or_insert((frame_tick(frame), local_checksum, remote_checksum, addr));
+                desync.get_or_insert((
+                    base + frame_tick(frame),
+                    local_checksum,
+                    remote_checksum,
+                    addr,
+                ));
             }
         };
         match &mut self.kind {
@@ -765,7 +626,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 s.poll_remote_clients();
                 s.events().for_each(&mut drain);
             }
-            Kind::SyncTest { .. } => {}
+            Kind::SyncTest { .. } | Kind::Joining => {}
         }
         self.skip_credit = self.skip_credit.saturating_add(skip);
         if let Some((tick, local, remote, addr)) = desync {

@@ -1,0 +1,589 @@
+//! Session epochs: at a tick every peer agrees on, the running GGRS
+//! session ends and a new one begins whose frame 0 is that tick, with a
+//! new roster — so a player can join a game in progress.
+//!
+//! The host (seat 0) coordinates over a TCP control link to each peer
+//! (`wire`); the GGRS traffic stays on UDP. A change runs in four steps:
+//!
+//! 1. **Propose.** A joiner's hello arrives; the host stops simulating
+//!    (it keeps polling GGRS) and proposes the boundary tick
+//!    `T = now + input delay + max prediction + 2` to every member. No
+//!    member can be past `T`: a peer runs at most `max prediction` ticks
+//!    past the host's last input, which is for `now + input delay`.
+//! 2. **Ack.** Each member promises to stop at `T` and names the UDP port
+//!    it opened for the next epoch; with every ack in, the host runs on.
+//! 3. **Final.** Each peer simulates up to `T` and waits until the inputs
+//!    of every tick before `T` are confirmed; one more GGRS advance
+//!    re-simulates any mispredicted tick, and its request to simulate `T`
+//!    itself is not fulfilled. The state at `T` is now final; each member
+//!    reports its state hash, and the host compares them all.
+//! 4. **Go.** The host sends every peer the next roster (and the joiner
+//!    the encoded world at `T`), and every peer starts a new GGRS session
+//!    on its new socket, frame 0 being tick `T`. The old session is kept,
+//!    polled, until then, so that a peer still waiting for an input of the
+//!    old epoch gets it resent.
+//!
+//! Nothing of the world changes at the boundary. A GGRS session gives
+//! every player the default input for its first `input_delay` frames; for
+//! those ticks laige repeats instead every seat's input (and status) of
+//! the tick before the boundary, which every peer holds in its world.
+
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::time::Instant;
+
+use ggrs::{GgrsError, GgrsRequest, NonBlockingSocket};
+use laige_core::{Error, ErrorCode, Result, event};
+use laige_sim::{SystemSchedule, World};
+
+use super::wire::{Link, Msg};
+use host::{Change, Peer, host_message, new_peer};
+
+mod host;
+use super::{Kind, NetDriver};
+use crate::events;
+use crate::input::{PlayerInput, PlayerInputs};
+use crate::outcome::{Advance, NetEnd};
+use crate::seat::Seat;
+
+/// A GGRS socket for one epoch (each epoch listens on a fresh port, so a
+/// late datagram of the previous epoch reaches nobody).
+pub type EpochSocket = Box<dyn NonBlockingSocket<SocketAddr>>;
+
+/// Opens the next epoch's UDP socket: the socket (wrap it in a
+/// [`FaultySocket`](crate::fault::FaultySocket) to test with faults) and
+/// the local port it is bound to.
+pub type SocketFactory = Box<dyn FnMut() -> Result<(EpochSocket, u16)>>;
+
+/// One epoch change, as the game sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EpochChange {
+    /// The new epoch's number (the first session is epoch 0).
+    pub epoch: u32,
+    /// Its first tick (the GGRS session's frame 0).
+    pub tick: u64,
+    /// The seats taken in this change.
+    pub joined: Vec<usize>,
+    /// The seats left empty in this change.
+    pub left: Vec<usize>,
+    /// Bytes of the encoded world sent to (host) or received by (joiner)
+    /// this peer; 0 for a member that needed none.
+    pub snapshot_bytes: usize,
+}
+
+fn epoch_failed(detail: String) -> Error {
+    Error::new(ErrorCode::Failed, events::EPOCH_FAILED).with_detail(detail)
+}
+
+enum Role {
+    Host {
+        listener: TcpListener,
+        peers: Vec<Peer>,
+        change: Option<Change>,
+    },
+    /// A member (`joined`), or a joiner waiting for its first epoch.
+    Peer { link: Link, joined: bool },
+}
+
+/// The epoch state a driver carries once epochs are enabled.
+pub(super) struct Epochs {
+    role: Role,
+    sockets: SocketFactory,
+    /// The next epoch's socket, opened at the ack (or the joiner's hello).
+    next: Option<EpochSocket>,
+    /// The local port of `next` (the host's, for the roster it sends).
+    next_port: u16,
+    /// The boundary this peer stops at, and its state hash once final.
+    stop_at: Option<u64>,
+    final_hash: Option<u64>,
+    /// The epoch number being entered.
+    pending: u32,
+    snapshot: Vec<u8>,
+}
+
+impl<I: PlayerInput> NetDriver<I> {
+    /// Makes this P2P session's host (seat 0, local) accept players who
+    /// join while it runs: it listens for control links on `listener`
+    /// (TCP; the demo binds the port number of its UDP socket), and opens
+    /// each later epoch's socket with `sockets`.
+    ///
+    /// # Errors
+    /// `net/config_invalid` if this is not a P2P session whose seat 0 is
+    /// local; `net/epoch_failed` if the listener cannot be made
+    /// non-blocking.
+    pub fn host_epochs(&mut self, listener: TcpListener, sockets: SocketFactory) -> Result<()> {
+        if !matches!(self.roster.first(), Some(Seat::Local))
+            || !matches!(self.kind, Kind::P2P { .. })
+        {
+            return Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                "seats[0]",
+                "not local",
+                "the host of an epoch session sits in seat 0",
+            ));
+        }
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| epoch_failed(format!("control listener: {e}")))?;
+        self.epochs = Some(Box::new(Epochs::new(
+            Role::Host {
+                listener,
+                peers: Vec::new(),
+                change: None,
+            },
+            sockets,
+        )));
+        Ok(())
+    }
+
+    /// Makes this P2P session's peer in `seat` a member of the host's
+    /// epochs: it opens the control link to `host` (the host's
+    /// [`host_epochs`](Self::host_epochs) listener) and follows the epoch
+    /// changes the host starts.
+    ///
+    /// # Errors
+    /// `net/config_invalid` if `seat` is not a local seat of a P2P
+    /// session; `net/epoch_failed` if the host cannot be reached.
+    pub fn member_epochs(
+        &mut self,
+        host: SocketAddr,
+        seat: usize,
+        sockets: SocketFactory,
+    ) -> Result<()> {
+        if self.roster.get(seat) != Some(&Seat::Local) || !matches!(self.kind, Kind::P2P { .. }) {
+            return Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                "seat",
+                seat,
+                "a local seat of this P2P session",
+            ));
+        }
+        let mut link = connect(host)?;
+        link.send(&Msg::Hello {
+            member: true,
+            spectator: false,
+            seat: u8::try_from(seat).ok(),
+            udp_port: 0,
+        })?;
+        self.epochs = Some(Box::new(Epochs::new(
+            Role::Peer { link, joined: true },
+            sockets,
+        )));
+        Ok(())
+    }
+
+    /// A player joining the session of the host at `host` while it runs
+    /// (`seat`: the seat it wants, e.g. its own to rejoin; `None`: any
+    /// free one). The world has the game's systems and registrations;
+    /// its state is replaced by the host's at the boundary tick. Until
+    /// then [`advance`](Self::advance) returns
+    /// [`Advance::Synchronizing`] (and the session ends with
+    /// `net/sync_timeout` after `NetConfig::sync_timeout`).
+    ///
+    /// # Errors
+    /// As [`p2p`](Self::p2p); `net/epoch_failed` if the host cannot be
+    /// reached.
+    pub fn join(
+        world: &mut World,
+        config: crate::NetConfig,
+        host: SocketAddr,
+        seat: Option<usize>,
+        mut sockets: SocketFactory,
+    ) -> Result<Self> {
+        let (socket, udp_port) = sockets()?;
+        let mut link = connect(host)?;
+        link.send(&Msg::Hello {
+            member: false,
+            spectator: false,
+            seat: seat.and_then(|s| u8::try_from(s).ok()),
+            udp_port,
+        })?;
+        let mut driver = Self::build(world, config, Kind::Joining)?;
+        driver.roster = vec![Seat::Empty; config.players];
+        let mut epochs = Epochs::new(
+            Role::Peer {
+                link,
+                joined: false,
+            },
+            sockets,
+        );
+        epochs.next = Some(socket);
+        driver.epochs = Some(Box::new(epochs));
+        Ok(driver)
+    }
+
+    /// Every epoch change so far, oldest first.
+    #[must_use]
+    pub fn epoch_changes(&self) -> &[EpochChange] {
+        &self.changes
+    }
+
+    /// The epoch step of one [`advance`](Self::advance), before any tick:
+    /// `Some` when this due tick must not simulate (a change is under
+    /// way), `None` to tick as usual.
+    pub(super) fn epoch_step(
+        &mut self,
+        world: &mut World,
+        schedule: &SystemSchedule,
+    ) -> Option<Advance> {
+        let mut epochs = self.epochs.take()?;
+        let step = self.epoch_step_with(&mut epochs, world, schedule);
+        self.epochs = Some(epochs);
+        match step {
+            Ok(advance) => advance,
+            Err(err) => {
+                event!(Error, events::EPOCH_FAILED, error = %err);
+                self.end = Some(NetEnd::SystemFailed(err));
+                Some(Advance::Ended)
+            }
+        }
+    }
+
+    fn epoch_step_with(
+        &mut self,
+        e: &mut Epochs,
+        world: &mut World,
+        schedule: &SystemSchedule,
+    ) -> Result<Option<Advance>> {
+        let current = world.tick();
+        // Messages first: they may set the boundary or start the epoch.
+        match &mut e.role {
+            Role::Host {
+                listener, peers, ..
+            } => {
+                while let Ok((stream, _)) = listener.accept() {
+                    peers.push(new_peer(Link::new(stream)?));
+                }
+                for peer in peers.iter_mut().filter(|p| !p.gone) {
+                    loop {
+                        match peer.link.poll() {
+                            Ok(Some(msg)) => {
+                                if let Err(err) = host_message(peer, msg, e.pending, e.stop_at) {
+                                    if peer.seat.is_some() {
+                                        return Err(err);
+                                    }
+                                    let reason = err.to_string();
+                                    let _ = peer.link.send(&Msg::Refuse { reason });
+                                    peer.gone = true;
+                                    break;
+                                }
+                            }
+                            Ok(None) => break,
+                            // A member's link is the session's; a joiner
+                            // or a stranger that goes away ends nothing.
+                            Err(err) if peer.seat.is_some() => return Err(err),
+                            Err(err) => {
+                                event!(Warn, events::EPOCH_FAILED, peer = %peer.link.peer, error = %err);
+                                peer.gone = true;
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            Role::Peer { link, joined: true } => {
+                while let Some(msg) = link.poll()? {
+                    match msg {
+                        Msg::Propose { epoch, tick } => {
+                            if current > tick {
+                                return Err(epoch_failed(format!(
+                                    "the boundary tick {tick} of epoch {epoch} is behind this peer's tick {current}"
+                                )));
+                            }
+                            let (socket, udp_port) = (e.sockets)()?;
+                            e.next = Some(socket);
+                            e.stop_at = Some(tick);
+                            e.final_hash = None;
+                            e.pending = epoch;
+                            link.send(&Msg::Ack {
+                                epoch,
+                                current,
+                                udp_port,
+                            })?;
+                        }
+                        Msg::Go {
+                            epoch,
+                            tick,
+                            input_delay,
+                            seats,
+                            spectators,
+                            your_seat,
+                            ..
+                        } => {
+                            if e.final_hash.is_none() || e.stop_at != Some(tick) {
+                                return Err(epoch_failed(format!(
+                                    "epoch {epoch} began at tick {tick} before this peer's state there was final"
+                                )));
+                            }
+                            let host_ip = link.peer.ip();
+                            let roster = roster_for(&seats, your_seat, host_ip);
+                            let socket = e.next.take().ok_or_else(|| {
+                                epoch_failed("no socket was opened for the next epoch".into())
+                            })?;
+                            self.begin_epoch(
+                                world,
+                                epoch,
+                                tick,
+                                input_delay,
+                                roster,
+                                spectators,
+                                socket,
+                                0,
+                            )?;
+                            e.stop_at = None;
+                            e.final_hash = None;
+                            return Ok(Some(Advance::Waiting));
+                        }
+                        Msg::Refuse { reason } => {
+                            return Err(epoch_failed(format!("the host refused: {reason}")));
+                        }
+                        other => {
+                            return Err(epoch_failed(format!(
+                                "unexpected control message from the host: {other:?}"
+                            )));
+                        }
+                    }
+                }
+            }
+            Role::Peer { link, joined } => {
+                let mut go = None;
+                while let Some(msg) = link.poll()? {
+                    match msg {
+                        msg @ Msg::Go { .. } => {
+                            go = Some(msg);
+                            break;
+                        }
+                        Msg::Refuse { reason } => {
+                            return Err(epoch_failed(format!("the host refused: {reason}")));
+                        }
+                        _ => {}
+                    }
+                }
+                let Some(Msg::Go {
+                    epoch,
+                    tick,
+                    input_delay,
+                    seats,
+                    spectators,
+                    your_seat,
+                    snapshot,
+                }) = go
+                else {
+                    return Ok(Some(Advance::Synchronizing));
+                };
+                world.decode_snapshot(&snapshot)?;
+                if world.tick() != tick {
+                    return Err(epoch_failed(format!(
+                        "the host's snapshot is of tick {}, not the boundary {tick}",
+                        world.tick()
+                    )));
+                }
+                self.inputs_entity = world
+                    .ecs_mut()
+                    .query_mut::<(hecs::Entity, &PlayerInputs<I>)>()
+                    .into_iter()
+                    .next()
+                    .map(|(entity, _)| entity)
+                    .ok_or_else(|| {
+                        epoch_failed("the host's snapshot has no player inputs".into())
+                    })?;
+                self.next_confirmed = tick;
+                let roster = roster_for(&seats, your_seat, link.peer.ip());
+                // The seats as they were before: everyone else was there.
+                self.roster = roster
+                    .iter()
+                    .map(|s| if *s == Seat::Local { Seat::Empty } else { *s })
+                    .collect();
+                *joined = true;
+                let socket = e.next.take().ok_or_else(|| {
+                    epoch_failed("no socket was opened for the first epoch".into())
+                })?;
+                self.begin_epoch(
+                    world,
+                    epoch,
+                    tick,
+                    input_delay,
+                    roster,
+                    spectators,
+                    socket,
+                    snapshot.len(),
+                )?;
+                return Ok(Some(Advance::Waiting));
+            }
+        }
+        if matches!(e.role, Role::Host { .. }) {
+            if let Some(advance) = self.host_step(e, world, schedule)? {
+                return Ok(Some(advance));
+            }
+            return Ok(None);
+        }
+        // A member: stop at the boundary, make the state final, report it.
+        if e.stop_at == Some(current) {
+            if e.final_hash.is_none()
+                && let Some(hash) = self.finalize(world, schedule)?
+            {
+                e.final_hash = Some(hash);
+                if let Role::Peer { link, .. } = &mut e.role {
+                    link.send(&Msg::Final {
+                        epoch: e.pending,
+                        hash,
+                    })?;
+                }
+            }
+            return Ok(Some(Advance::Waiting));
+        }
+        Ok(None)
+    }
+
+    /// Makes the state at the boundary (the world's tick) final: `Some`
+    /// with its state hash once the inputs of every earlier tick are
+    /// confirmed and any mispredicted tick is re-simulated.
+    fn finalize(&mut self, world: &mut World, schedule: &SystemSchedule) -> Result<Option<u64>> {
+        let tick = world.tick();
+        let Kind::P2P { session, .. } = &mut self.kind else {
+            return Ok(Some(world.state_hash()));
+        };
+        let confirmed =
+            self.base + u64::try_from(i64::from(session.confirmed_frame()) + 1).unwrap_or(0);
+        if confirmed < tick {
+            return Ok(None);
+        }
+        if self.config.max_prediction > 0 {
+            // One more advance: GGRS re-simulates any tick whose
+            // prediction was wrong; its request to simulate the boundary
+            // tick itself is not fulfilled (the old session ends here).
+            let requests = match self.add_input_and_advance() {
+                Ok(requests) => requests,
+                Err(GgrsError::PredictionThreshold | GgrsError::NotSynchronized) => {
+                    return Ok(None);
+                }
+                Err(err) => return Err(super::ggrs_failed(&err)),
+            };
+            let mut ticked = false;
+            for request in requests {
+                if matches!(request, GgrsRequest::AdvanceFrame { .. }) && world.tick() == tick {
+                    break;
+                }
+                if let Err(end) = self.fulfil(request, world, schedule, &mut ticked) {
+                    return Err(match end {
+                        NetEnd::SystemFailed(err) => err,
+                        other => epoch_failed(format!("{other:?}")),
+                    });
+                }
+            }
+            if world.tick() != tick {
+                return Err(epoch_failed(format!(
+                    "finalizing the boundary tick {tick} left the world at tick {}",
+                    world.tick()
+                )));
+            }
+        }
+        self.after_tick(world);
+        Ok(Some(world.state_hash()))
+    }
+
+    /// Replaces the GGRS session by the next epoch's, frame 0 being
+    /// `tick` (the world's tick, final on every peer).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one epoch's parameters, from one message"
+    )]
+    fn begin_epoch(
+        &mut self,
+        world: &mut World,
+        epoch: u32,
+        tick: u64,
+        input_delay: u8,
+        roster: Vec<Seat>,
+        spectators: Vec<SocketAddr>,
+        socket: EpochSocket,
+        snapshot_bytes: usize,
+    ) -> Result<()> {
+        debug_assert_eq!(world.tick(), tick);
+        let joined: Vec<usize> = (0..roster.len())
+            .filter(|&s| self.roster.get(s) == Some(&Seat::Empty) && roster[s] != Seat::Empty)
+            .collect();
+        let left: Vec<usize> = (0..roster.len())
+            .filter(|&s| self.roster.get(s) != Some(&Seat::Empty) && roster[s] == Seat::Empty)
+            .collect();
+        self.config.input_delay = usize::from(input_delay);
+        let (kind, seat_of) = Self::start_p2p(&self.config, &roster, &spectators, socket)?;
+        self.kind = kind;
+        self.seat_of = seat_of;
+        self.roster = roster;
+        self.spectators = spectators;
+        self.base = tick;
+        self.epoch = epoch;
+        self.skip_credit = 0;
+        self.started = Instant::now();
+        self.stats.epochs += 1;
+        self.stats.joins += joined.len() as u64;
+        self.stats.snapshot_bytes += snapshot_bytes as u64;
+        event!(
+            Info,
+            events::EPOCH,
+            epoch,
+            tick,
+            joined = ?joined,
+            left = ?left,
+            snapshot_bytes
+        );
+        self.changes.push(EpochChange {
+            epoch,
+            tick,
+            joined,
+            left,
+            snapshot_bytes,
+        });
+        Ok(())
+    }
+}
+
+/// A boxed socket as GGRS takes one.
+pub(super) struct BoxedSocket(pub(super) EpochSocket);
+
+impl NonBlockingSocket<SocketAddr> for BoxedSocket {
+    fn send_to(&mut self, msg: &ggrs::Message, addr: &SocketAddr) {
+        self.0.send_to(msg, addr);
+    }
+    fn receive_all_messages(&mut self) -> Vec<(SocketAddr, ggrs::Message)> {
+        self.0.receive_all_messages()
+    }
+}
+
+impl Epochs {
+    fn new(role: Role, sockets: SocketFactory) -> Self {
+        Self {
+            role,
+            sockets,
+            next: None,
+            next_port: 0,
+            stop_at: None,
+            final_hash: None,
+            pending: 0,
+            snapshot: Vec::new(),
+        }
+    }
+}
+
+fn connect(host: SocketAddr) -> Result<Link> {
+    let stream = TcpStream::connect_timeout(&host, std::time::Duration::from_secs(5))
+        .map_err(|e| epoch_failed(format!("the host's control link at {host}: {e}")))?;
+    Link::new(stream)
+}
+
+/// The seats of a `Go` as this peer sees them: its own seat local, the
+/// host's unspecified address replaced by the host's IP.
+fn roster_for(seats: &[Option<SocketAddr>], your_seat: Option<u8>, host_ip: IpAddr) -> Vec<Seat> {
+    seats
+        .iter()
+        .enumerate()
+        .map(|(seat, addr)| match addr {
+            _ if your_seat.map(usize::from) == Some(seat) => Seat::Local,
+            Some(addr) if addr.ip().is_unspecified() => {
+                Seat::Remote(SocketAddr::new(host_ip, addr.port()))
+            }
+            Some(addr) => Seat::Remote(*addr),
+            None => Seat::Empty,
+        })
+        .collect()
+}
