@@ -90,8 +90,11 @@ pub struct NetStats {
     /// Epoch changes (each a new GGRS session from a tick every peer
     /// agreed on).
     pub epochs: u64,
-    /// Seats taken by players who joined while the session ran.
+    /// Seats taken by players who joined while the session ran (a seat
+    /// nobody held before).
     pub joins: u64,
+    /// Seats taken again after their player left.
+    pub rejoins: u64,
     /// Bytes of encoded world this peer sent or received for joins.
     pub snapshot_bytes: u64,
 }

@@ -87,7 +87,23 @@ impl<I: PlayerInput> NetSession<I> {
         Self::own(world, |w| NetDriver::join(w, config, host, seat, sockets))
     }
 
-    /// A sync test: see [`NetDriver::sync_test`].
+    /// A spectator joining a running session
+    /// ([`NetDriver::join_spectator`]) that owns `world`.
+    ///
+    /// # Errors
+    /// As [`NetDriver::join_spectator`].
+    pub fn join_spectator(
+        world: World,
+        config: NetConfig,
+        host: std::net::SocketAddr,
+        sockets: crate::SocketFactory,
+    ) -> Result<Self> {
+        Self::own(world, |w| {
+            NetDriver::join_spectator(w, config, host, sockets)
+        })
+    }
+
+    /// A sync test ([`NetDriver::sync_test`]) that owns `world`.
     ///
     /// # Errors
     /// As [`NetDriver::sync_test`].

@@ -117,6 +117,14 @@ pub struct NetDriver<I: PlayerInput> {
     /// The epoch control state, once enabled.
     epochs: Option<Box<epoch::Epochs>>,
     changes: Vec<EpochChange>,
+    /// Seats whose player GGRS disconnected while epochs are on: the host
+    /// empties them in its next change (then they may be rejoined).
+    lost_seats: Vec<usize>,
+    /// An input delay the host will change to at its next epoch.
+    pending_delay: Option<usize>,
+    /// Seats a player has held in some epoch (a later join there is a
+    /// rejoin).
+    ever_seated: Vec<bool>,
 }
 
 impl<I: PlayerInput> std::fmt::Debug for NetDriver<I> {
@@ -431,7 +439,12 @@ impl<I: PlayerInput> NetDriver<I> {
                     self.last_inputs[usize::try_from(tick % n).unwrap_or(0)] = (tick, *current);
                 }
                 world.run_systems(schedule).map_err(NetEnd::SystemFailed)?;
-                if self.config.max_prediction == 0 && self.keeps_hashes() {
+                // Lockstep and spectators simulate final ticks only: each
+                // is logged as it is made (a spectator catching up makes
+                // several per call).
+                let final_ticks =
+                    self.config.max_prediction == 0 || matches!(self.kind, Kind::Spectator(_));
+                if final_ticks && self.keeps_hashes() {
                     self.log_confirmed(world.tick(), world.state_hash());
                 }
                 *ticked = true;
@@ -579,6 +592,18 @@ impl<I: PlayerInput> NetDriver<I> {
         let mut skip = 0;
         let spectators = &self.spectators;
         let base = self.base;
+        let mut lost = Vec::new();
+        let roster = &self.roster;
+        let epochs_on = self.epochs.is_some();
+        // The seat of a remote player whose loss does not end the session:
+        // with epochs on, any player but the host (seat 0, the
+        // coordinator).
+        let lost_seat = |addr: SocketAddr| {
+            epochs_on
+                .then(|| roster.iter().position(|s| *s == Seat::Remote(addr)))
+                .flatten()
+                .filter(|&seat| seat != 0)
+        };
         let mut drain = |e: GgrsEvent<GgrsConfig<I>>| match e {
             GgrsEvent::Synchronizing { .. } => {}
             GgrsEvent::Synchronized { addr } => {
@@ -588,10 +613,18 @@ impl<I: PlayerInput> NetDriver<I> {
                 // A spectator that left: the players play on.
                 event!(Warn, events::DISCONNECTED, peer = %addr, spectator = true);
             }
-            GgrsEvent::Disconnected { addr } => {
-                event!(Warn, events::DISCONNECTED, peer = %addr);
-                ended.get_or_insert(NetEnd::Disconnected { peer: addr });
-            }
+            GgrsEvent::Disconnected { addr } => match lost_seat(addr) {
+                // With epochs, a player who leaves empties its seat at
+                // the host's next change; the others play on.
+                Some(seat) => {
+                    event!(Warn, events::DISCONNECTED, peer = %addr, seat);
+                    lost.push(seat);
+                }
+                None => {
+                    event!(Warn, events::DISCONNECTED, peer = %addr);
+                    ended.get_or_insert(NetEnd::Disconnected { peer: addr });
+                }
+            },
             GgrsEvent::NetworkInterrupted {
                 addr,
                 disconnect_timeout,
@@ -629,6 +662,11 @@ impl<I: PlayerInput> NetDriver<I> {
             Kind::SyncTest { .. } | Kind::Joining => {}
         }
         self.skip_credit = self.skip_credit.saturating_add(skip);
+        for seat in lost {
+            if !self.lost_seats.contains(&seat) {
+                self.lost_seats.push(seat);
+            }
+        }
         if let Some((tick, local, remote, addr)) = desync {
             ended = Some(self.p2p_desync(tick, local, remote, addr));
         }

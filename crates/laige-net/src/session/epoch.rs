@@ -68,6 +68,9 @@ pub struct EpochChange {
     /// Bytes of the encoded world sent to (host) or received by (joiner)
     /// this peer; 0 for a member that needed none.
     pub snapshot_bytes: usize,
+    /// Spectators in the new epoch (as this peer knows them: the host
+    /// serves them all).
+    pub spectators: usize,
 }
 
 fn epoch_failed(detail: String) -> Error {
@@ -135,33 +138,42 @@ impl<I: PlayerInput> NetDriver<I> {
         Ok(())
     }
 
-    /// Makes this P2P session's peer in `seat` a member of the host's
-    /// epochs: it opens the control link to `host` (the host's
+    /// Makes this peer a member of the host's epochs: the player in
+    /// `seat` of a P2P session, or (`None`) a spectator of the host. It
+    /// opens the control link to `host` (the host's
     /// [`host_epochs`](Self::host_epochs) listener) and follows the epoch
-    /// changes the host starts.
+    /// changes the host starts; without it, the first change leaves this
+    /// peer behind.
     ///
     /// # Errors
     /// `net/config_invalid` if `seat` is not a local seat of a P2P
-    /// session; `net/epoch_failed` if the host cannot be reached.
+    /// session (or `None` for a session that is not a spectator's);
+    /// `net/epoch_failed` if the host cannot be reached.
     pub fn member_epochs(
         &mut self,
         host: SocketAddr,
-        seat: usize,
+        seat: Option<usize>,
         sockets: SocketFactory,
     ) -> Result<()> {
-        if self.roster.get(seat) != Some(&Seat::Local) || !matches!(self.kind, Kind::P2P { .. }) {
+        let fits = match seat {
+            Some(seat) => {
+                self.roster.get(seat) == Some(&Seat::Local) && matches!(self.kind, Kind::P2P { .. })
+            }
+            None => matches!(self.kind, Kind::Spectator(_)),
+        };
+        if !fits {
             return Err(Error::invalid_argument(
                 events::CONFIG_INVALID,
                 "seat",
-                seat,
-                "a local seat of this P2P session",
+                format!("{seat:?}"),
+                "a local seat of this P2P session, or None for a spectator",
             ));
         }
         let mut link = connect(host)?;
         link.send(&Msg::Hello {
             member: true,
-            spectator: false,
-            seat: u8::try_from(seat).ok(),
+            spectator: seat.is_none(),
+            seat: seat.and_then(|s| u8::try_from(s).ok()),
             udp_port: 0,
         })?;
         self.epochs = Some(Box::new(Epochs::new(
@@ -187,14 +199,41 @@ impl<I: PlayerInput> NetDriver<I> {
         config: crate::NetConfig,
         host: SocketAddr,
         seat: Option<usize>,
+        sockets: SocketFactory,
+    ) -> Result<Self> {
+        Self::enter(world, config, host, Some(seat), sockets)
+    }
+
+    /// A spectator joining the session of the host at `host` while it
+    /// runs: as [`join`](Self::join), then it follows the confirmed
+    /// inputs as [`spectator`](Self::spectator) does.
+    ///
+    /// # Errors
+    /// As [`join`](Self::join).
+    pub fn join_spectator(
+        world: &mut World,
+        config: crate::NetConfig,
+        host: SocketAddr,
+        sockets: SocketFactory,
+    ) -> Result<Self> {
+        Self::enter(world, config, host, None, sockets)
+    }
+
+    /// A peer entering a running session: a player (`Some(seat wanted)`)
+    /// or a spectator (`None`).
+    fn enter(
+        world: &mut World,
+        config: crate::NetConfig,
+        host: SocketAddr,
+        player: Option<Option<usize>>,
         mut sockets: SocketFactory,
     ) -> Result<Self> {
         let (socket, udp_port) = sockets()?;
         let mut link = connect(host)?;
         link.send(&Msg::Hello {
             member: false,
-            spectator: false,
-            seat: seat.and_then(|s| u8::try_from(s).ok()),
+            spectator: player.is_none(),
+            seat: player.flatten().and_then(|s| u8::try_from(s).ok()),
             udp_port,
         })?;
         let mut driver = Self::build(world, config, Kind::Joining)?;
@@ -209,6 +248,38 @@ impl<I: PlayerInput> NetDriver<I> {
         epochs.next = Some(socket);
         driver.epochs = Some(Box::new(epochs));
         Ok(driver)
+    }
+
+    /// Changes the input delay (0..=16 ticks) through an epoch: the host
+    /// starts a change at its next opportunity, and every peer uses the
+    /// new delay from the boundary on.
+    ///
+    /// # Errors
+    /// `net/config_invalid` for a delay over 16 or on a peer that is not
+    /// an epoch host.
+    pub fn change_input_delay(&mut self, input_delay: usize) -> Result<()> {
+        if input_delay > crate::MAX_PREDICTION {
+            return Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                "input_delay",
+                input_delay,
+                "0..=16 ticks",
+            ));
+        }
+        if !self
+            .epochs
+            .as_ref()
+            .is_some_and(|e| matches!(e.role, Role::Host { .. }))
+        {
+            return Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                "input_delay",
+                input_delay,
+                "a change by the epoch host (host_epochs)",
+            ));
+        }
+        self.pending_delay = Some(input_delay);
+        Ok(())
     }
 
     /// Every epoch change so far, oldest first.
@@ -232,7 +303,17 @@ impl<I: PlayerInput> NetDriver<I> {
             Ok(advance) => advance,
             Err(err) => {
                 event!(Error, events::EPOCH_FAILED, error = %err);
-                self.end = Some(NetEnd::SystemFailed(err));
+                // A member whose link to the host closed: the host left.
+                let host = match &self.epochs.as_ref().map(|e| &e.role) {
+                    Some(Role::Peer { link, joined: true }) if err.code() == ErrorCode::Io => {
+                        Some(link.peer)
+                    }
+                    _ => None,
+                };
+                self.end = Some(match host {
+                    Some(peer) => NetEnd::Disconnected { peer },
+                    None => NetEnd::SystemFailed(err),
+                });
                 Some(Advance::Ended)
             }
         }
@@ -255,28 +336,28 @@ impl<I: PlayerInput> NetDriver<I> {
                 }
                 for peer in peers.iter_mut().filter(|p| !p.gone) {
                     loop {
-                        match peer.link.poll() {
-                            Ok(Some(msg)) => {
-                                if let Err(err) = host_message(peer, msg, e.pending, e.stop_at) {
-                                    if peer.seat.is_some() {
-                                        return Err(err);
-                                    }
+                        let failed = match peer.link.poll() {
+                            Ok(Some(msg)) => match host_message(peer, msg, e.pending, e.stop_at) {
+                                Ok(()) => continue,
+                                Err(err) => {
                                     let reason = err.to_string();
                                     let _ = peer.link.send(&Msg::Refuse { reason });
-                                    peer.gone = true;
-                                    break;
+                                    err
                                 }
-                            }
+                            },
                             Ok(None) => break,
-                            // A member's link is the session's; a joiner
-                            // or a stranger that goes away ends nothing.
-                            Err(err) if peer.seat.is_some() => return Err(err),
-                            Err(err) => {
-                                event!(Warn, events::EPOCH_FAILED, peer = %peer.link.peer, error = %err);
-                                peer.gone = true;
-                                break;
-                            }
+                            Err(err) => err,
+                        };
+                        // A peer whose link fails or misbehaves is dropped;
+                        // a player's seat is emptied at the next change.
+                        event!(Warn, events::EPOCH_FAILED, peer = %peer.link.peer, error = %failed);
+                        peer.gone = true;
+                        if let Some(seat) = peer.seat.filter(|_| !peer.joiner)
+                            && !self.lost_seats.contains(&seat)
+                        {
+                            self.lost_seats.push(seat);
                         }
+                        break;
                     }
                 }
             }
@@ -386,7 +467,12 @@ impl<I: PlayerInput> NetDriver<I> {
                     .ok_or_else(|| {
                         epoch_failed("the host's snapshot has no player inputs".into())
                     })?;
+                // The boundary's state is final: the joiner's first
+                // confirmed tick.
                 self.next_confirmed = tick;
+                if self.keeps_hashes() {
+                    self.log_confirmed(tick, world.state_hash());
+                }
                 let roster = roster_for(&seats, your_seat, link.peer.ip());
                 // The seats as they were before: everyone else was there.
                 self.roster = roster
@@ -506,7 +592,30 @@ impl<I: PlayerInput> NetDriver<I> {
             .filter(|&s| self.roster.get(s) != Some(&Seat::Empty) && roster[s] == Seat::Empty)
             .collect();
         self.config.input_delay = usize::from(input_delay);
-        let (kind, seat_of) = Self::start_p2p(&self.config, &roster, &spectators, socket)?;
+        // Only the host serves spectators (their sessions reach it alone).
+        let served: &[SocketAddr] = if roster.first() == Some(&Seat::Local) {
+            &spectators
+        } else {
+            &[]
+        };
+        let (kind, seat_of) = if roster.contains(&Seat::Local) {
+            Self::start_p2p(&self.config, &roster, served, socket)?
+        } else {
+            let Some(Seat::Remote(host)) = roster.first().copied() else {
+                return Err(epoch_failed("a spectator's roster without the host".into()));
+            };
+            Self::start_spectator(&self.config, &roster, host, socket)?
+        };
+        let rejoined = joined
+            .iter()
+            .filter(|&&s| self.ever_seated.get(s) == Some(&true))
+            .count();
+        for (seat, s) in roster.iter().enumerate() {
+            if *s != Seat::Empty && seat < self.ever_seated.len() {
+                self.ever_seated[seat] = true;
+            }
+        }
+        self.lost_seats.retain(|s| !left.contains(s));
         self.kind = kind;
         self.seat_of = seat_of;
         self.roster = roster;
@@ -516,7 +625,8 @@ impl<I: PlayerInput> NetDriver<I> {
         self.skip_credit = 0;
         self.started = Instant::now();
         self.stats.epochs += 1;
-        self.stats.joins += joined.len() as u64;
+        self.stats.joins += (joined.len() - rejoined) as u64;
+        self.stats.rejoins += rejoined as u64;
         self.stats.snapshot_bytes += snapshot_bytes as u64;
         event!(
             Info,
@@ -533,6 +643,7 @@ impl<I: PlayerInput> NetDriver<I> {
             joined,
             left,
             snapshot_bytes,
+            spectators: self.spectators.len(),
         });
         Ok(())
     }

@@ -17,6 +17,9 @@ use crate::input::{MAX_PLAYERS, PlayerInput, PlayerInputs};
 use crate::outcome::NetStats;
 use crate::seat::Seat;
 
+/// Extra frames a lagging spectator simulates per due tick.
+const SPECTATOR_CATCHUP: usize = 4;
+
 impl<I: PlayerInput> NetDriver<I> {
     pub(super) fn builder(config: &NetConfig) -> Result<SessionBuilder<GgrsConfig<I>>> {
         config.validate()?;
@@ -29,6 +32,16 @@ impl<I: PlayerInput> NetDriver<I> {
                     .with_disconnect_timeout(config.disconnect_timeout)
                     .with_disconnect_notify_delay(config.disconnect_notify)
             })
+            .map_err(|e| ggrs_failed(&e))
+    }
+
+    /// A spectator's builder: more than [`SPECTATOR_CATCHUP`] frames behind
+    /// the host, it simulates that many extra frames per due tick (GGRS's
+    /// default, 1, loses a spectator that stalls for a second: the host
+    /// keeps 60 frames for it).
+    fn spectator_builder(config: &NetConfig) -> Result<SessionBuilder<GgrsConfig<I>>> {
+        Self::builder(config)?
+            .with_catchup_speed(SPECTATOR_CATCHUP)
             .map_err(|e| ggrs_failed(&e))
     }
 
@@ -75,6 +88,9 @@ impl<I: PlayerInput> NetDriver<I> {
             epoch: 0,
             epochs: None,
             changes: Vec::new(),
+            lost_seats: Vec::new(),
+            pending_delay: None,
+            ever_seated: vec![false; config.players],
         })
     }
 
@@ -129,7 +145,30 @@ impl<I: PlayerInput> NetDriver<I> {
         driver.seat_of = seat_of;
         driver.roster = roster.to_vec();
         driver.spectators = spectators;
+        for (seat, s) in roster.iter().enumerate() {
+            driver.ever_seated[seat] = *s != Seat::Empty;
+        }
         Ok(driver)
+    }
+
+    /// Starts a spectator's GGRS session of the host at `host`, whose
+    /// players are the roster's seats that are not empty.
+    pub(super) fn start_spectator(
+        config: &NetConfig,
+        roster: &[Seat],
+        host: SocketAddr,
+        socket: epoch::EpochSocket,
+    ) -> Result<(Kind<I>, Vec<usize>)> {
+        let seat_of: Vec<usize> = (0..roster.len())
+            .filter(|&s| roster[s] != Seat::Empty)
+            .collect();
+        let players = NetConfig {
+            players: seat_of.len(),
+            ..*config
+        };
+        let session = Self::spectator_builder(&players)?
+            .start_spectator_session(host, epoch::BoxedSocket(socket));
+        Ok((Kind::Spectator(Box::new(session)), seat_of))
     }
 
     /// Starts a P2P GGRS session for the seats of `roster` that are not
@@ -194,8 +233,10 @@ impl<I: PlayerInput> NetDriver<I> {
         host: SocketAddr,
         socket: impl NonBlockingSocket<SocketAddr> + 'static,
     ) -> Result<Self> {
-        let session = Self::builder(&config)?.start_spectator_session(host, socket);
-        Self::build(world, config, Kind::Spectator(Box::new(session)))
+        let session = Self::spectator_builder(&config)?.start_spectator_session(host, socket);
+        let mut driver = Self::build(world, config, Kind::Spectator(Box::new(session)))?;
+        driver.roster = vec![Seat::Remote(host); config.players];
+        Ok(driver)
     }
 
     /// A sync test: every tick, roll back `check_distance` ticks and

@@ -17,9 +17,12 @@ use crate::seat::Seat;
 /// A peer's link as the host holds it.
 pub(super) struct Peer {
     pub(super) link: Link,
-    /// The seat of a member (`None` until its hello; a joiner's seat is
-    /// chosen by the host).
+    /// The seat of a member player (`None` until its hello, and for a
+    /// spectator; a joiner's seat is chosen by the host).
     pub(super) seat: Option<usize>,
+    /// A spectator (a member, or a joiner with `joiner`).
+    pub(super) spectator: bool,
+    /// Waiting to enter at the next change.
     pub(super) joiner: bool,
     /// The seat a joiner asked for.
     pub(super) wants: Option<usize>,
@@ -27,24 +30,71 @@ pub(super) struct Peer {
     /// member's from its ack).
     pub(super) next_port: Option<u16>,
     pub(super) final_hash: Option<u64>,
-    /// A joiner whose link failed (dropped after the change under way).
+    /// Its link failed or it misbehaved (dropped after the change under
+    /// way).
     pub(super) gone: bool,
+}
+
+impl Peer {
+    /// A member of the running epoch (player or spectator) the host
+    /// proposes changes to.
+    fn member(&self) -> bool {
+        !self.gone && !self.joiner && (self.seat.is_some() || self.spectator)
+    }
 }
 
 /// An epoch change in progress, host side.
 pub(super) struct Change {
     epoch: u32,
     tick: u64,
-    /// The joiner (index into `peers`) and its seat.
-    joiner: usize,
-    seat: usize,
+    /// The peer entering (index into `peers`) and, for a player, its seat.
+    enter: Option<(usize, Option<usize>)>,
+    input_delay: usize,
     acked: bool,
 }
 
+/// What a change does: who enters (peer index; seat for a player), which
+/// seat is emptied, the input delay after it.
+type Next = (Option<(usize, Option<usize>)>, Option<usize>, usize);
+
 impl<I: PlayerInput> NetDriver<I> {
-    /// The host's epoch step: start a change for a waiting joiner, wait
-    /// for the acks (frozen), run to the boundary, make it final, compare
-    /// the members' hashes, send the roster and begin the epoch.
+    /// What the next change does, if anything waits: empty a lost seat
+    /// first, then let one joiner in, then change the input delay.
+    fn next_change(&mut self, peers: &mut [Peer]) -> Option<Next> {
+        let delay = self.config.input_delay;
+        if let Some(&seat) = self
+            .lost_seats
+            .iter()
+            .find(|&&s| matches!(self.roster.get(s), Some(Seat::Remote(_))))
+        {
+            return Some((None, Some(seat), delay));
+        }
+        if let Some(j) = peers.iter().position(|p| p.joiner && !p.gone) {
+            if peers[j].spectator {
+                return Some((Some((j, None)), None, delay));
+            }
+            let wants = peers[j].wants;
+            let free = match wants {
+                Some(seat) => (self.roster.get(seat) == Some(&Seat::Empty)).then_some(seat),
+                None => self.roster.iter().position(|s| *s == Seat::Empty),
+            };
+            if let Some(seat) = free {
+                return Some((Some((j, Some(seat))), None, delay));
+            }
+            let reason = match wants {
+                Some(seat) => format!("seat {seat} is not free"),
+                None => format!("all {} seats are taken", self.roster.len()),
+            };
+            let _ = peers[j].link.send(&Msg::Refuse { reason });
+            peers[j].gone = true;
+            return None;
+        }
+        self.pending_delay.take().map(|d| (None, None, d))
+    }
+
+    /// The host's epoch step: start the next change, wait for the acks
+    /// (frozen), run to the boundary, make it final, compare the
+    /// members' hashes, send the roster and begin the epoch.
     pub(super) fn host_step(
         &mut self,
         e: &mut Epochs,
@@ -60,60 +110,46 @@ impl<I: PlayerInput> NetDriver<I> {
         else {
             return Ok(None);
         };
-        // Start a change for the first joiner once every remote seat's
-        // member has its link.
+        // Start a change once every player still seated has its link.
+        let members_here = self.roster.iter().enumerate().all(|(seat, s)| {
+            !matches!(s, Seat::Remote(_))
+                || self.lost_seats.contains(&seat)
+                || peers.iter().any(|p| p.member() && p.seat == Some(seat))
+        });
         if slot.is_none()
-            && let Some(joiner) = peers.iter().position(|p| p.joiner && !p.gone)
+            && members_here
+            && let Some((enter, leave, input_delay)) = self.next_change(peers)
         {
-            let members_here = self.roster.iter().enumerate().all(|(seat, s)| {
-                !matches!(s, Seat::Remote(_)) || peers.iter().any(|p| p.seat == Some(seat))
-            });
-            if members_here {
-                let wants = peers[joiner].wants;
-                let free = match wants {
-                    Some(seat) => (self.roster.get(seat) == Some(&Seat::Empty)).then_some(seat),
-                    None => self.roster.iter().position(|s| *s == Seat::Empty),
-                };
-                let Some(seat) = free else {
-                    let reason = match wants {
-                        Some(seat) => format!("seat {seat} is not free"),
-                        None => format!("all {} seats are taken", self.roster.len()),
-                    };
-                    let _ = peers[joiner].link.send(&Msg::Refuse { reason });
-                    peers.remove(joiner);
-                    return Ok(None);
-                };
-                let tick = current
-                    + self.config.input_delay as u64
-                    + self.config.max_prediction as u64
-                    + 2;
-                let epoch = self.epoch + 1;
-                for p in peers.iter_mut().filter(|p| p.seat.is_some()) {
+            let tick =
+                current + self.config.input_delay as u64 + self.config.max_prediction as u64 + 2;
+            let epoch = self.epoch + 1;
+            for p in peers.iter_mut() {
+                if p.member() && (leave.is_none() || p.seat != leave) {
                     p.next_port = None;
                     p.final_hash = None;
                     p.link.send(&Msg::Propose { epoch, tick })?;
+                } else if p.member() {
+                    // The player who left: no part in the next epoch.
+                    p.gone = true;
                 }
-                e.pending = epoch;
-                e.stop_at = None;
-                e.final_hash = None;
-                *slot = Some(Change {
-                    epoch,
-                    tick,
-                    joiner,
-                    seat,
-                    acked: false,
-                });
             }
+            e.pending = epoch;
+            e.stop_at = None;
+            e.final_hash = None;
+            *slot = Some(Change {
+                epoch,
+                tick,
+                enter,
+                input_delay,
+                acked: false,
+            });
         }
         let Some(change) = slot else {
             return Ok(None);
         };
         if !change.acked {
             // Frozen until every member promised to stop at the boundary.
-            if peers
-                .iter()
-                .any(|p| p.seat.is_some() && p.next_port.is_none())
-            {
+            if peers.iter().any(|p| p.member() && p.next_port.is_none()) {
                 return Ok(Some(Advance::Waiting));
             }
             change.acked = true;
@@ -131,16 +167,17 @@ impl<I: PlayerInput> NetDriver<I> {
         let Some(hash) = e.final_hash else {
             return Ok(Some(Advance::Waiting));
         };
-        let members = peers.iter().filter(|p| p.seat.is_some());
-        if members.clone().any(|p| p.final_hash.is_none()) {
+        if peers.iter().any(|p| p.member() && p.final_hash.is_none()) {
             return Ok(Some(Advance::Waiting));
         }
-        if let Some(p) = members.clone().find(|p| p.final_hash != Some(hash)) {
+        if let Some(p) = peers
+            .iter()
+            .find(|p| p.member() && p.final_hash != Some(hash))
+        {
             let (ours, theirs) = (hash, p.final_hash.unwrap_or(0));
             return Err(epoch_failed(format!(
-                "the states at the boundary tick {} differ: hash {ours:#018x} here, {theirs:#018x} at seat {}",
-                change.tick,
-                p.seat.unwrap_or(usize::MAX)
+                "the states at the boundary tick {} differ: hash {ours:#018x} here, {theirs:#018x} at {}",
+                change.tick, p.link.peer
             )));
         }
         // Everyone is final at the boundary: the next roster, as the host
@@ -151,44 +188,59 @@ impl<I: PlayerInput> NetDriver<I> {
             IpAddr::V4(Ipv4Addr::UNSPECIFIED),
             e.next_port,
         ));
-        for p in peers.iter() {
-            if let (Some(seat), Some(port)) = (p.seat, p.next_port)
-                && seat < seats.len()
-            {
-                seats[seat] = Some(SocketAddr::new(p.link.peer.ip(), port));
+        let mut spectators = Vec::new();
+        let entering = change.enter.filter(|(j, _)| !peers[*j].gone);
+        for (i, p) in peers.iter().enumerate() {
+            let Some(port) = p.next_port else { continue };
+            let addr = SocketAddr::new(p.link.peer.ip(), port);
+            let seat = match entering {
+                Some((j, seat)) if j == i => seat,
+                _ if p.member() => p.seat,
+                _ => continue,
+            };
+            match seat {
+                Some(seat) if seat < seats.len() => seats[seat] = Some(addr),
+                Some(_) => {}
+                None => spectators.push(addr),
             }
         }
-        let joiner = &peers[change.joiner];
-        if !joiner.gone {
-            let port = joiner.next_port.unwrap_or(0);
-            seats[change.seat] = Some(SocketAddr::new(joiner.link.peer.ip(), port));
+        if entering.is_some() {
+            e.snapshot.clear();
+            world.encode_snapshot(&mut e.snapshot)?;
         }
-        world.encode_snapshot(&mut e.snapshot)?;
-        let input_delay = u8::try_from(self.config.input_delay).unwrap_or(0);
-        for (i, p) in peers.iter_mut().enumerate().filter(|(_, p)| !p.gone) {
-            let (your_seat, snapshot) = if i == change.joiner {
-                (change.seat, e.snapshot.clone())
-            } else if let Some(seat) = p.seat {
-                (seat, Vec::new())
-            } else {
+        let input_delay = u8::try_from(change.input_delay).unwrap_or(0);
+        for (i, p) in peers.iter_mut().enumerate() {
+            let entrant = entering.is_some_and(|(j, _)| j == i);
+            if !entrant && !p.member() {
                 continue;
+            }
+            let your_seat = match entering {
+                Some((j, seat)) if j == i => seat,
+                _ => p.seat,
             };
             p.link.send(&Msg::Go {
                 epoch: change.epoch,
                 tick: change.tick,
                 input_delay,
                 seats: seats.clone(),
-                spectators: Vec::new(),
-                your_seat: u8::try_from(your_seat).ok(),
-                snapshot,
+                spectators: spectators.clone(),
+                your_seat: your_seat.and_then(|s| u8::try_from(s).ok()),
+                snapshot: if entrant {
+                    e.snapshot.clone()
+                } else {
+                    Vec::new()
+                },
             })?;
         }
-        let joined = &mut peers[change.joiner];
-        let bytes = if joined.gone { 0 } else { e.snapshot.len() };
-        if !joined.gone {
-            joined.seat = Some(change.seat);
-            joined.joiner = false;
-        }
+        let bytes = match entering {
+            Some((j, seat)) => {
+                let p = &mut peers[j];
+                p.seat = seat;
+                p.joiner = false;
+                e.snapshot.len()
+            }
+            None => 0,
+        };
         peers.retain(|p| !p.gone);
         let (epoch, tick) = (change.epoch, change.tick);
         *slot = None;
@@ -211,7 +263,7 @@ impl<I: PlayerInput> NetDriver<I> {
             tick,
             input_delay,
             roster,
-            Vec::new(),
+            spectators,
             socket,
             bytes,
         )?;
@@ -230,15 +282,22 @@ pub(super) fn host_message(
 ) -> Result<()> {
     match msg {
         Msg::Hello {
-            member: true, seat, ..
-        } => peer.seat = seat.map(usize::from),
+            member: true,
+            spectator,
+            seat,
+            ..
+        } => {
+            peer.seat = seat.map(usize::from);
+            peer.spectator = spectator;
+        }
         Msg::Hello {
-            spectator: false,
+            spectator,
             seat,
             udp_port,
             ..
         } => {
             peer.joiner = true;
+            peer.spectator = spectator;
             peer.wants = seat.map(usize::from);
             peer.next_port = Some(udp_port);
         }
@@ -261,6 +320,7 @@ pub(super) fn new_peer(link: Link) -> Peer {
     Peer {
         link,
         seat: None,
+        spectator: false,
         joiner: false,
         wants: None,
         next_port: None,
