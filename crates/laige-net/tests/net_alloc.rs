@@ -79,11 +79,16 @@ fn a_sync_test_allocates_a_steady_amount_per_tick() {
     );
 }
 
-#[test]
-fn each_p2p_peer_allocates_a_steady_amount_per_tick() {
+/// Two P2P peers over loopback (with `epochs`: the host's control
+/// listener and the member's link enabled, no change under way): each
+/// peer's first and second window.
+fn p2p_windows(epochs: bool) -> Vec<(AllocCounts, AllocCounts, u64)> {
     let ports = [free_port(), free_port()];
+    let host = std::net::SocketAddr::from(([127, 0, 0, 1], ports[0]));
+    let listener = epochs.then(|| std::net::TcpListener::bind(host).unwrap());
     let peers: Vec<_> = (0..2_usize)
         .map(|me| {
+            let listener = listener.as_ref().map(|l| l.try_clone().unwrap());
             std::thread::spawn(move || {
                 let seats = player_seats(me, ports);
                 let socket = UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap();
@@ -94,6 +99,15 @@ fn each_p2p_peer_allocates_a_steady_amount_per_tick() {
                 let mut s =
                     NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 2), config, &seats, socket)
                         .unwrap();
+                if epochs {
+                    let no_socket: laige_net::SocketFactory =
+                        Box::new(|| unreachable!("no epoch change in this test"));
+                    match listener {
+                        Some(l) if me == 0 => s.driver_mut().host_epochs(l, no_socket),
+                        _ => s.driver_mut().member_epochs(host, Some(me), no_socket),
+                    }
+                    .unwrap();
+                }
                 let me8 = u8::try_from(me).unwrap();
                 measure(&mut s, me8, 100, true);
                 let first = measure(&mut s, me8, WINDOW, true);
@@ -103,8 +117,12 @@ fn each_p2p_peer_allocates_a_steady_amount_per_tick() {
             })
         })
         .collect();
-    for (me, p) in peers.into_iter().enumerate() {
-        let (first, second, rollbacks) = p.join().unwrap();
+    peers.into_iter().map(|p| p.join().unwrap()).collect()
+}
+
+#[test]
+fn each_p2p_peer_allocates_a_steady_amount_per_tick() {
+    for (me, (first, second, rollbacks)) in p2p_windows(false).into_iter().enumerate() {
         eprintln!(
             "net alloc: P2P peer {me} (loopback, {rollbacks} rollbacks): {}",
             per_tick(&first)
@@ -114,6 +132,30 @@ fn each_p2p_peer_allocates_a_steady_amount_per_tick() {
         assert!(
             second.allocations() * 4 <= first.allocations() * 5,
             "{first:?} then {second:?}"
+        );
+    }
+}
+
+/// Epochs enabled and idle (the host polls its listener and links, the
+/// member its link, every tick): each window allocates what GGRS does in
+/// a plain P2P session, within the same 25 % as one window to the next
+/// (an idle epoch step reads would-block from non-blocking sockets into a
+/// stack buffer; measured around the step alone it allocated twice in the
+/// whole run, at the member's hello).
+#[test]
+fn idle_epochs_allocate_as_a_plain_session() {
+    let plain = p2p_windows(false);
+    let with_epochs = p2p_windows(true);
+    for me in 0..2 {
+        let (p, e) = (&plain[me].0, &with_epochs[me].0);
+        eprintln!(
+            "net alloc: P2P peer {me} with epochs: {} (without: {})",
+            per_tick(e),
+            per_tick(p)
+        );
+        assert!(
+            e.allocations() * 4 <= p.allocations() * 5 + 4 * WINDOW / 10,
+            "with epochs {e:?}, without {p:?}"
         );
     }
 }
