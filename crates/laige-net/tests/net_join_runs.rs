@@ -1,0 +1,269 @@
+//! The join scenario, many times, through faults: two players play a room
+//! of three seats over real UDP on 127.0.0.1 (every datagram through a
+//! `FaultySocket`: 50 ms ± 25 ms latency, 5 % loss, in every epoch); a
+//! third joins once the host is past tick 60; the run ends when all three
+//! have confirmed tick 300. Every run must end (no hang: a run that does
+//! not finish in 60 s fails) with every tick that two peers confirmed
+//! equal on both (0 mismatches). The join time (from `join` to the
+//! joiner's first simulated tick) is printed as min / median / max.
+//!
+//! `LAIGE_JOIN_RUNS` sets the number of runs (default 100, two at a time;
+//! `cargo xtask test` runs the default). Ignored by a plain `cargo test`: it takes
+//! minutes.
+
+#![allow(clippy::print_stderr, reason = "the scenario table is printed")]
+
+mod support;
+
+use std::net::{SocketAddr, TcpListener, UdpSocket};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use laige_core::Fpx16_16;
+use laige_net::fault::{Faults, FaultySocket};
+use laige_net::{
+    Advance, NetConfig, NetSession, Seat, SocketFactory, TickPacer, UdpNonBlockingSocket,
+};
+use support::{Steer, game, script_input};
+
+const RATE_HZ: usize = 240;
+const JOIN_AFTER: u64 = 60;
+const UNTIL: u64 = 300;
+
+fn config() -> NetConfig {
+    NetConfig {
+        players: 3,
+        max_prediction: 8,
+        input_delay: 2,
+        tick_rate_hz: RATE_HZ,
+        confirmed_log: 1024,
+        ..NetConfig::default()
+    }
+}
+
+fn faults(seed: u64) -> Faults {
+    Faults {
+        latency: Duration::from_millis(50),
+        jitter: Duration::from_millis(25),
+        loss_per_mille: 50,
+        seed,
+        ..Faults::default()
+    }
+}
+
+fn io(e: &std::io::Error) -> laige_core::Error {
+    laige_core::Error::new(laige_core::ErrorCode::Io, laige_net::events::EPOCH_FAILED)
+        .with_detail(e.to_string())
+}
+
+/// A faulty socket on a fresh loopback port per epoch.
+fn sockets(seed: u64) -> SocketFactory {
+    let mut n = 0;
+    Box::new(move || {
+        n += 1;
+        let port = UdpSocket::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .map_err(|e| io(&e))?
+            .port();
+        let socket = UdpNonBlockingSocket::bind_to_port(port).map_err(|e| io(&e))?;
+        Ok((
+            Box::new(FaultySocket::new(socket, faults(seed * 31 + n))?) as _,
+            port,
+        ))
+    })
+}
+
+struct Peer {
+    confirmed: Vec<(u64, u64)>,
+    /// The joiner's time from `join` to its first simulated tick.
+    join_time: Option<Duration>,
+}
+
+/// Runs one peer until all three confirmed [`UNTIL`]; `Err` on a session
+/// end or the deadline.
+fn run(
+    me: usize,
+    session: &mut NetSession<Steer>,
+    host_tick: &AtomicU64,
+    done: &AtomicU32,
+    started: Instant,
+) -> Result<Option<Duration>, String> {
+    let mut pacer = TickPacer::new(u32::try_from(RATE_HZ).unwrap(), 4);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (mut reached, mut first_tick) = (false, None);
+    loop {
+        if Instant::now() > deadline {
+            return Err(format!("peer {me} hung: {session:?}"));
+        }
+        for _ in 0..pacer.due() {
+            let tick = session.world().tick();
+            script_input(session.world_mut(), u8::try_from(me).unwrap(), tick);
+            if session.advance().map_err(|e| e.to_string())? == Advance::Ticked {
+                first_tick.get_or_insert_with(|| started.elapsed());
+            }
+        }
+        if let Some(end) = session.end() {
+            if reached {
+                return Ok(first_tick);
+            }
+            return Err(format!("peer {me} ended: {end:?}"));
+        }
+        if me == 0 {
+            host_tick.store(session.world().tick(), Ordering::SeqCst);
+        }
+        let confirmed = session.confirmed_hashes().last().map_or(0, |c| c.0);
+        if confirmed >= UNTIL && !reached {
+            reached = true;
+            done.fetch_add(1, Ordering::SeqCst);
+        }
+        if reached && done.load(Ordering::SeqCst) == 3 {
+            return Ok(first_tick);
+        }
+        std::thread::sleep(pacer.until_next().min(Duration::from_millis(1)));
+    }
+}
+
+/// A run's peers and mismatched ticks, or what failed.
+type RunResult = Result<(Vec<Peer>, usize), String>;
+
+/// One run.
+fn scenario(seed: u64) -> RunResult {
+    let ports = [support::free_port(), support::free_port()];
+    let host_addr = SocketAddr::from(([127, 0, 0, 1], ports[0]));
+    let listener = TcpListener::bind(host_addr).map_err(|e| e.to_string())?;
+    let done = Arc::new(AtomicU32::new(0));
+    let host_tick = Arc::new(AtomicU64::new(0));
+    let mut threads = Vec::new();
+    for me in 0..3_usize {
+        let (done, host_tick) = (done.clone(), host_tick.clone());
+        let listener = (me == 0).then(|| listener.try_clone().unwrap());
+        threads.push(std::thread::spawn(move || -> Result<Peer, String> {
+            let seed = seed * 7 + me as u64;
+            let mut session = if me < 2 {
+                let seats: Vec<Seat> = (0..3)
+                    .map(|seat| match seat {
+                        2 => Seat::Empty,
+                        s if s == me => Seat::Local,
+                        s => Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[s]))),
+                    })
+                    .collect();
+                let socket = FaultySocket::new(
+                    UdpNonBlockingSocket::bind_to_port(ports[me]).map_err(|e| e.to_string())?,
+                    faults(seed),
+                )
+                .map_err(|e| e.to_string())?;
+                let mut s =
+                    NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 3), config(), &seats, socket)
+                        .map_err(|e| e.to_string())?;
+                match listener {
+                    Some(l) => s.driver_mut().host_epochs(l, sockets(seed)),
+                    None => s
+                        .driver_mut()
+                        .member_epochs(host_addr, Some(me), sockets(seed)),
+                }
+                .map_err(|e| e.to_string())?;
+                s
+            } else {
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while host_tick.load(Ordering::SeqCst) < JOIN_AFTER {
+                    if Instant::now() > deadline {
+                        return Err("the host never reached the join tick".into());
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                NetSession::<Steer>::join(
+                    game::<Fpx16_16>(64, 3),
+                    config(),
+                    host_addr,
+                    None,
+                    sockets(seed),
+                )
+                .map_err(|e| e.to_string())?
+            };
+            let started = Instant::now();
+            let first = run(me, &mut session, &host_tick, &done, started);
+            if first.is_err() {
+                // Let the others see the end rather than wait for it.
+                done.fetch_add(100, Ordering::SeqCst);
+            }
+            let first = first?;
+            Ok(Peer {
+                confirmed: session.confirmed_hashes().to_vec(),
+                join_time: (me == 2).then_some(first).flatten(),
+            })
+        }));
+    }
+    let peers: Vec<Peer> = threads
+        .into_iter()
+        .map(|t| t.join().map_err(|_| "a peer panicked".to_owned())?)
+        .collect::<Result<_, _>>()?;
+    let mut mismatches = 0;
+    for a in 0..3 {
+        for b in a + 1..3 {
+            for (tick, hash) in &peers[a].confirmed {
+                if let Some((_, other)) = peers[b].confirmed.iter().find(|(t, _)| t == tick)
+                    && other != hash
+                {
+                    mismatches += 1;
+                }
+            }
+        }
+    }
+    Ok((peers, mismatches))
+}
+
+#[test]
+#[ignore = "heavy: minutes of real sessions (cargo xtask test runs it)"]
+fn the_join_scenario_through_faults_never_mismatches_or_hangs() {
+    let runs: u64 = std::env::var("LAIGE_JOIN_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let started = Instant::now();
+    let (mut join_ms, mut mismatches, mut failures) = (Vec::new(), 0, Vec::new());
+    // Two runs at a time (each peer sleeps between its ticks).
+    let results: Vec<(u64, RunResult)> = (0..runs)
+        .collect::<Vec<_>>()
+        .chunks(2)
+        .flat_map(|pair| {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = pair
+                    .iter()
+                    .map(|&run| s.spawn(move || (run, scenario(run + 1))))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for (run, result) in results {
+        match result {
+            Ok((peers, m)) => {
+                mismatches += m;
+                let joiner = &peers[2];
+                assert!(
+                    joiner.confirmed.last().is_some_and(|c| c.0 >= UNTIL),
+                    "run {run}: the joiner confirmed {:?}",
+                    joiner.confirmed.last()
+                );
+                join_ms.push(joiner.join_time.map_or(f64::NAN, |d| d.as_secs_f64() * 1e3));
+            }
+            Err(why) => failures.push(format!("run {run}: {why}")),
+        }
+    }
+    join_ms.sort_by(f64::total_cmp);
+    let pick = |q: f64| join_ms[((join_ms.len() - 1) as f64 * q) as usize];
+    eprintln!(
+        "join scenario: {runs} runs, {} failed, {mismatches} mismatched ticks, join time min {:.0} / median {:.0} / max {:.0} ms, {:.0} s in all (50 ms ± 25 latency, 5 % loss, {RATE_HZ} Hz)",
+        failures.len(),
+        pick(0.0),
+        pick(0.5),
+        pick(1.0),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert_eq!(mismatches, 0);
+}
