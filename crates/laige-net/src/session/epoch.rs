@@ -3,21 +3,22 @@
 //! new roster — so a player can join a game in progress.
 //!
 //! The host (seat 0) coordinates over a TCP control link to each peer
-//! (`wire`); the GGRS traffic stays on UDP. A change runs in four steps:
+//! (`wire`); the GGRS traffic stays on UDP. A change runs in five steps:
 //!
-//! 1. **Propose.** A joiner's hello arrives; the host stops simulating
-//!    (it keeps polling GGRS) and proposes the boundary tick
-//!    `T = now + input delay + max prediction + 2` to every member. No
-//!    member can be past `T`: a peer runs at most `max prediction` ticks
-//!    past the host's last input, which is for `now + input delay`.
-//! 2. **Ack.** Each member promises to stop at `T` and names the UDP port
-//!    it opened for the next epoch; with every ack in, the host runs on.
-//! 3. **Final.** Each peer simulates up to `T` and waits until the inputs
+//! 1. **Propose.** A change waits (a joiner's hello, a seat to empty, a
+//!    new input delay): the host stops simulating where it is (it keeps
+//!    polling GGRS) and asks every member to stop too.
+//! 2. **Ack.** Each member stops where it is, names that tick and the UDP
+//!    port it opened for the next epoch.
+//! 3. **Commit.** With every ack in, the host sets the boundary `T` to
+//!    the latest tick anyone stopped at (so no peer is past it) and sends
+//!    it; everyone runs on to `T`.
+//! 4. **Final.** Each peer simulates up to `T` and waits until the inputs
 //!    of every tick before `T` are confirmed; one more GGRS advance
 //!    re-simulates any mispredicted tick, and its request to simulate `T`
 //!    itself is not fulfilled. The state at `T` is now final; each member
 //!    reports its state hash, and the host compares them all.
-//! 4. **Go.** The host sends every peer the next roster (and the joiner
+//! 5. **Go.** The host sends every peer the next roster (and the joiner
 //!    the encoded world at `T`), and every peer starts a new GGRS session
 //!    on its new socket, frame 0 being tick `T`. The old session is kept,
 //!    polled, until then, so that a peer still waiting for an input of the
@@ -98,6 +99,9 @@ pub(super) struct Epochs {
     /// The boundary this peer stops at, and its state hash once final.
     stop_at: Option<u64>,
     final_hash: Option<u64>,
+    /// Whether `stop_at` is the committed boundary (not only where this
+    /// member stopped for a proposal).
+    committed: bool,
     /// The epoch number being entered.
     pending: u32,
     snapshot: Vec<u8>,
@@ -364,15 +368,12 @@ impl<I: PlayerInput> NetDriver<I> {
             Role::Peer { link, joined: true } => {
                 while let Some(msg) = link.poll()? {
                     match msg {
-                        Msg::Propose { epoch, tick } => {
-                            if current > tick {
-                                return Err(epoch_failed(format!(
-                                    "the boundary tick {tick} of epoch {epoch} is behind this peer's tick {current}"
-                                )));
-                            }
+                        Msg::Propose { epoch, .. } => {
+                            // Stop here until the host commits a boundary.
                             let (socket, udp_port) = (e.sockets)()?;
                             e.next = Some(socket);
-                            e.stop_at = Some(tick);
+                            e.stop_at = Some(current);
+                            e.committed = false;
                             e.final_hash = None;
                             e.pending = epoch;
                             link.send(&Msg::Ack {
@@ -380,6 +381,15 @@ impl<I: PlayerInput> NetDriver<I> {
                                 current,
                                 udp_port,
                             })?;
+                        }
+                        Msg::Commit { epoch, tick } if epoch == e.pending => {
+                            if current > tick {
+                                return Err(epoch_failed(format!(
+                                    "the boundary tick {tick} of epoch {epoch} is behind this peer's tick {current}"
+                                )));
+                            }
+                            e.stop_at = Some(tick);
+                            e.committed = true;
                         }
                         Msg::Go {
                             epoch,
@@ -504,7 +514,8 @@ impl<I: PlayerInput> NetDriver<I> {
         }
         // A member: stop at the boundary, make the state final, report it.
         if e.stop_at == Some(current) {
-            if e.final_hash.is_none()
+            if e.committed
+                && e.final_hash.is_none()
                 && let Some(hash) = self.finalize(world, schedule)?
             {
                 e.final_hash = Some(hash);
@@ -669,6 +680,7 @@ impl Epochs {
             next: None,
             next_port: 0,
             stop_at: None,
+            committed: false,
             final_hash: None,
             pending: 0,
             snapshot: Vec::new(),

@@ -28,15 +28,19 @@ pub(crate) enum Msg {
         seat: Option<u8>,
         udp_port: u16,
     },
-    /// The host asks every member to stop at `tick` for epoch `epoch`.
+    /// The host (frozen at `tick`) asks every member to stop where it is
+    /// for epoch `epoch`.
     Propose { epoch: u32, tick: u64 },
-    /// A member will stop at the proposed tick (`current` is where it is
-    /// now) and listens on `udp_port` in the next epoch.
+    /// A member stopped at `current` and listens on `udp_port` in the
+    /// next epoch.
     Ack {
         epoch: u32,
         current: u64,
         udp_port: u16,
     },
+    /// The boundary of epoch `epoch`: every member runs to `tick` (no
+    /// member is past it) and stops there.
+    Commit { epoch: u32, tick: u64 },
     /// A member's state at the boundary is final, with this hash.
     Final { epoch: u32, hash: u64 },
     /// The next epoch begins at `tick`: the seats' addresses (the
@@ -121,6 +125,11 @@ impl Msg {
                 }
                 out.extend_from_slice(snapshot);
             }
+            Self::Commit { epoch, tick } => {
+                out.push(7);
+                out.extend_from_slice(&epoch.to_le_bytes());
+                out.extend_from_slice(&tick.to_le_bytes());
+            }
             Self::Refuse { reason } => {
                 out.push(6);
                 out.extend_from_slice(reason.as_bytes());
@@ -185,6 +194,10 @@ impl Msg {
                     snapshot: r.0.to_vec(),
                 }
             }
+            7 => Self::Commit {
+                epoch: r.u32()?,
+                tick: r.u64()?,
+            },
             6 => Self::Refuse {
                 reason: String::from_utf8_lossy(r.0).into_owned(),
             },

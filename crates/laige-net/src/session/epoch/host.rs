@@ -30,6 +30,8 @@ pub(super) struct Peer {
     /// member's from its ack).
     pub(super) next_port: Option<u16>,
     pub(super) final_hash: Option<u64>,
+    /// The tick a member stopped at for the change under way.
+    pub(super) stopped_at: Option<u64>,
     /// Its link failed or it misbehaved (dropped after the change under
     /// way).
     pub(super) gone: bool,
@@ -138,7 +140,7 @@ impl<I: PlayerInput> NetDriver<I> {
             e.final_hash = None;
             *slot = Some(Change {
                 epoch,
-                tick,
+                tick: current,
                 enter,
                 input_delay,
                 acked: false,
@@ -148,9 +150,21 @@ impl<I: PlayerInput> NetDriver<I> {
             return Ok(None);
         };
         if !change.acked {
-            // Frozen until every member promised to stop at the boundary.
+            // Frozen until every member stopped and acked.
             if peers.iter().any(|p| p.member() && p.next_port.is_none()) {
                 return Ok(Some(Advance::Waiting));
+            }
+            // The boundary: the latest tick anyone stopped at.
+            change.tick = peers
+                .iter()
+                .filter(|p| p.member())
+                .filter_map(|p| p.stopped_at)
+                .fold(current, u64::max);
+            for p in peers.iter_mut().filter(|p| p.member()) {
+                p.link.send(&Msg::Commit {
+                    epoch: change.epoch,
+                    tick: change.tick,
+                })?;
             }
             change.acked = true;
             let (socket, port) = (e.sockets)()?;
@@ -302,8 +316,13 @@ pub(super) fn host_message(
             peer.next_port = Some(udp_port);
         }
         Msg::Ack {
-            epoch, udp_port, ..
-        } if epoch == pending => peer.next_port = Some(udp_port),
+            epoch,
+            udp_port,
+            current,
+        } if epoch == pending => {
+            peer.next_port = Some(udp_port);
+            peer.stopped_at = Some(current);
+        }
         Msg::Final { epoch, hash } if epoch == pending => peer.final_hash = Some(hash),
         other => {
             return Err(epoch_failed(format!(
@@ -325,6 +344,7 @@ pub(super) fn new_peer(link: Link) -> Peer {
         wants: None,
         next_port: None,
         final_hash: None,
+        stopped_at: None,
         gone: false,
     }
 }
