@@ -36,6 +36,7 @@
 //!   the encoded size over the entity count; `{encode,decode}_lz4_us`,
 //!   `lz4_bytes_per_entity` and `lz4_ratio` the same with
 //!   `SnapshotCompression::Lz4` (no budget: reported).
+//! - `net.join.*`: joining a session in progress (`net_join`).
 
 use std::hint::black_box;
 
@@ -68,6 +69,7 @@ pub fn run(b: &mut Bench) {
     if b.wants("net.snapshot_bytes.fp") {
         snapshot_bytes::<Fp32Pinned>(b, "fp");
     }
+    crate::net_join::run(b);
 }
 
 /// The encoded snapshot of the 10k-entity workload beside the plain copy.
