@@ -124,6 +124,18 @@ pub struct Args {
     /// Spectators the host waits for before the game starts (default 0).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=4))]
     pub spectators: Option<u8>,
+    /// Keep the host's session open: players may join while it runs (into
+    /// an empty seat), a player who leaves empties its seat (the others
+    /// play on) and may come back with the same command, spectators may
+    /// join late. Without it a player who leaves ends the session (exit
+    /// code 10).
+    #[arg(long)]
+    pub open: bool,
+    /// Seats in the host's room, --players..=4 (default --players): the
+    /// game starts with --players and the other seats wait, empty, for
+    /// players who join later (needs --open).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(2..=4))]
+    pub seats: Option<u8>,
     /// Ticks a peer may simulate ahead of the confirmed inputs, 0..=16
     /// (default 8; 0 is lockstep: no rollback).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=16))]
@@ -197,13 +209,31 @@ impl Args {
                 bad("--net join and --net spectate need the host's ADDR")
             }
             (Some(NetMode::Join | NetMode::Spectate), Some(_), _)
-                if self.players.is_some() || self.spectators.is_some() =>
+                if self.players.is_some()
+                    || self.spectators.is_some()
+                    || self.open
+                    || self.seats.is_some() =>
             {
-                bad("--players and --spectators are the host's (drop them when joining)")
+                bad(
+                    "--players, --spectators, --open and --seats are the host's (drop them when joining)",
+                )
+            }
+            (Some(NetMode::Host), _, _) if self.seats.is_some() && !self.open => {
+                bad("--seats leaves seats empty for players who join later: it needs --open")
+            }
+            (Some(NetMode::Host), _, _)
+                if self.seats.is_some_and(|s| s < self.players.unwrap_or(2)) =>
+            {
+                bad("--seats counts the room's seats: at least --players")
             }
             (None, _, Some(_)) => bad("--port needs --net"),
-            (None, _, _) if self.players.is_some() || self.spectators.is_some() => {
-                bad("--players and --spectators need --net host")
+            (None, _, _)
+                if self.players.is_some()
+                    || self.spectators.is_some()
+                    || self.open
+                    || self.seats.is_some() =>
+            {
+                bad("--players, --spectators, --open and --seats need --net host")
             }
             (Some(_), _, _) if self.unpaced => bad(
                 "--unpaced runs on virtual time: a network session needs real time (drop --unpaced)",

@@ -134,6 +134,8 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
             port,
             players: args.players.unwrap_or(2),
             spectators: args.spectators.unwrap_or(0),
+            seats: args.seats.unwrap_or(0),
+            open: args.open,
         },
         (Some(NetMode::Spectate), Some(host), _) => Role::Spectate { host, port },
         (_, Some(host), _) => Role::Join { host, port },
@@ -185,6 +187,7 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
                 seating.players, seating.port
             ),
             Some(_) => println!("laige-demo: sync test, {} players", seating.players),
+            None if seating.late => println!("laige-demo: joining the session in progress"),
             None => println!("laige-demo: spectator on UDP port {}", seating.port),
         }
     }

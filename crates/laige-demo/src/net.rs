@@ -10,16 +10,26 @@
 //! players' addresses (`laige-demo welcome SEAT PLAYERS ADDR1 …`, seat 0
 //! being the host itself). A lost welcome is answered again at the next
 //! hello.
+//!
+//! An open host (`--open`) binds a TCP listener on its port number once
+//! its lobby is full (before the welcomes): every lobby player opens its
+//! control link there (laige-net's session epochs), and a player or
+//! spectator that finds no lobby answering but the listener there joins
+//! the running session (`NetDriver::join`): a player who left comes back
+//! with the same command.
 
 use std::fs::File;
 use std::io::BufWriter;
-use std::net::{SocketAddr, UdpSocket};
+use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use laige_engine::core::EventId;
 use laige_engine::net::fault::{Faults, FaultySocket};
-use laige_engine::net::{NetConfig, NetDriver, Seat, TickDriver, UdpNonBlockingSocket};
+use laige_engine::net::{
+    MAX_PLAYERS, NetConfig, NetDriver, Seat, SocketFactory, TickDriver, UdpNonBlockingSocket,
+};
 use laige_engine::sim::replay::ReplayHeader;
 use laige_engine::{EngineConfig, Error, ErrorCode, Result, World};
 
@@ -51,10 +61,14 @@ pub enum Role {
     Host {
         /// The UDP port.
         port: u16,
-        /// Players in the session (2..=4).
+        /// Players the game starts with (2..=4).
         players: u8,
         /// Spectators to wait for.
         spectators: u8,
+        /// Seats in the room (`players..=4`; the others wait empty).
+        seats: u8,
+        /// Players may join, leave and rejoin while the session runs.
+        open: bool,
     },
     /// A player joining `host` from `port` (0: any free port).
     Join {
@@ -97,17 +111,22 @@ pub struct NetPlan {
 }
 
 /// What the lobby settled.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Seating {
     /// This peer's seats (players first, then spectators; empty for a
-    /// spectator or a sync test).
+    /// spectator, a late joiner or a sync test).
     pub seats: Vec<Seat>,
-    /// This player's seat (`None`: a spectator or a sync test).
+    /// This player's seat (`None`: a spectator, a late joiner (its seat
+    /// comes with the host's world) or a sync test).
     pub seat: Option<u8>,
-    /// Players in the session.
+    /// Seats in the room (a late joiner: 4, until the host's world says).
     pub players: u8,
     /// The UDP port the session binds.
     pub port: u16,
+    /// The host found running: this peer joins the session in progress.
+    pub late: bool,
+    /// An open host's control listener.
+    pub listener: Option<Arc<TcpListener>>,
 }
 
 fn lobby_failed(detail: String) -> Error {
@@ -125,7 +144,9 @@ pub fn seat(role: &Role) -> Result<Seating> {
             port,
             players,
             spectators,
-        } => host_lobby(port, players, spectators),
+            seats,
+            open,
+        } => host_lobby(port, players, spectators, seats.max(players), open),
         Role::Join { host, port } => join_lobby(host, port, false),
         Role::Spectate { host, port } => join_lobby(host, port, true),
         Role::SyncTest { .. } => Ok(Seating {
@@ -133,6 +154,8 @@ pub fn seat(role: &Role) -> Result<Seating> {
             seat: Some(0),
             players: 2,
             port: 0,
+            late: false,
+            listener: None,
         }),
     }
 }
@@ -146,7 +169,7 @@ fn bind(port: u16) -> Result<UdpSocket> {
     Ok(socket)
 }
 
-fn host_lobby(port: u16, players: u8, spectators: u8) -> Result<Seating> {
+fn host_lobby(port: u16, players: u8, spectators: u8, seats: u8, open: bool) -> Result<Seating> {
     let socket = bind(port)?;
     let deadline = Instant::now() + LOBBY_TIMEOUT_AFTER;
     let (mut joined, mut watching) = (Vec::<SocketAddr>::new(), Vec::<SocketAddr>::new());
@@ -154,13 +177,15 @@ fn host_lobby(port: u16, players: u8, spectators: u8) -> Result<Seating> {
     let full = |j: &Vec<_>, w: &Vec<_>| {
         j.len() + 1 == usize::from(players) && w.len() == usize::from(spectators)
     };
+    // Seats past the players wait empty (`-`).
     let welcome = |joined: &[SocketAddr], to: SocketAddr| -> String {
         match joined.iter().position(|a| *a == to) {
             Some(i) => {
-                let addrs: Vec<String> = joined.iter().map(ToString::to_string).collect();
-                format!("{WELCOME} {} {players} {}", i + 1, addrs.join(" "))
+                let mut addrs: Vec<String> = joined.iter().map(ToString::to_string).collect();
+                addrs.resize(usize::from(seats) - 1, "-".to_owned());
+                format!("{WELCOME} {} {seats} {}", i + 1, addrs.join(" "))
             }
-            None => format!("{WELCOME} spectator {players}"),
+            None => format!("{WELCOME} spectator {seats}"),
         }
     };
     while !full(&joined, &watching) {
@@ -192,8 +217,20 @@ fn host_lobby(port: u16, players: u8, spectators: u8) -> Result<Seating> {
             _ => {}
         }
     }
-    // Everyone is here: each gets its welcome (again at each later hello,
-    // for a short while, in case one was lost).
+    // Everyone is here. An open host listens for control links before
+    // the welcomes, so every player's link finds it.
+    let listener = if open {
+        let l = TcpListener::bind(("0.0.0.0", port)).map_err(|e| {
+            lobby_failed(format!(
+                "binding the control listener on TCP port {port}: {e}"
+            ))
+        })?;
+        Some(Arc::new(l))
+    } else {
+        None
+    };
+    // Each gets its welcome (again at each later hello, for a short
+    // while, in case one was lost).
     let send_all = |socket: &UdpSocket| {
         for &to in joined.iter().chain(&watching) {
             let _ = socket.send_to(welcome(&joined, to).as_bytes(), to);
@@ -208,14 +245,17 @@ fn host_lobby(port: u16, players: u8, spectators: u8) -> Result<Seating> {
             let _ = socket.send_to(welcome(&joined, from).as_bytes(), from);
         }
     }
-    let mut seats = vec![Seat::Local];
-    seats.extend(joined.iter().map(|a| Seat::Remote(*a)));
-    seats.extend(watching.iter().map(|a| Seat::Spectator(*a)));
+    let mut roster = vec![Seat::Local];
+    roster.extend(joined.iter().map(|a| Seat::Remote(*a)));
+    roster.resize(usize::from(seats), Seat::Empty);
+    roster.extend(watching.iter().map(|a| Seat::Spectator(*a)));
     Ok(Seating {
-        seats,
+        seats: roster,
         seat: Some(0),
-        players,
+        players: seats,
         port,
+        late: false,
+        listener,
     })
 }
 
@@ -230,8 +270,10 @@ fn join_lobby(host: SocketAddr, port: u16, spectator: bool) -> Result<Seating> {
     } else {
         HELLO_PLAYER
     };
-    let deadline = Instant::now() + LOBBY_TIMEOUT_AFTER;
+    let started = Instant::now();
+    let deadline = started + LOBBY_TIMEOUT_AFTER;
     let mut buf = [0_u8; 512];
+    let mut probed = started;
     loop {
         if Instant::now() > deadline {
             return Err(
@@ -240,6 +282,21 @@ fn join_lobby(host: SocketAddr, port: u16, spectator: bool) -> Result<Seating> {
                     LOBBY_TIMEOUT_AFTER.as_secs()
                 )),
             );
+        }
+        // No lobby answering for a second: an open host in session
+        // listens for control links on its port.
+        if probed.elapsed() > Duration::from_secs(1) {
+            probed = Instant::now();
+            if TcpStream::connect_timeout(&host, Duration::from_millis(200)).is_ok() {
+                return Ok(Seating {
+                    seats: Vec::new(),
+                    seat: None,
+                    players: u8::try_from(MAX_PLAYERS).unwrap_or(4),
+                    port,
+                    late: true,
+                    listener: None,
+                });
+            }
         }
         let _ = socket.send_to(hello.as_bytes(), host);
         let Ok((n, from)) = socket.recv_from(&mut buf) else {
@@ -274,6 +331,8 @@ fn parse_welcome(rest: &str, host: SocketAddr, port: u16, spectator: bool) -> Re
             seat: None,
             players,
             port,
+            late: false,
+            listener: None,
         });
     }
     let seat: u8 = seat_word
@@ -281,8 +340,12 @@ fn parse_welcome(rest: &str, host: SocketAddr, port: u16, spectator: bool) -> Re
         .ok()
         .filter(|s| (1..players).contains(s))
         .ok_or_else(malformed)?;
-    let others: Vec<SocketAddr> = words
-        .map(|w| w.parse().map_err(|_| malformed()))
+    // `-`: a seat that waits empty.
+    let others: Vec<Option<SocketAddr>> = words
+        .map(|w| match w {
+            "-" => Ok(None),
+            w => w.parse().map(Some).map_err(|_| malformed()),
+        })
         .collect::<Result<_>>()?;
     if others.len() + 1 != usize::from(players) {
         return Err(malformed());
@@ -291,7 +354,7 @@ fn parse_welcome(rest: &str, host: SocketAddr, port: u16, spectator: bool) -> Re
         .map(|i| match i {
             i if i == seat => Seat::Local,
             0 => Seat::Remote(host),
-            i => Seat::Remote(others[usize::from(i) - 1]),
+            i => others[usize::from(i) - 1].map_or(Seat::Empty, Seat::Remote),
         })
         .collect();
     Ok(Seating {
@@ -299,6 +362,8 @@ fn parse_welcome(rest: &str, host: SocketAddr, port: u16, spectator: bool) -> Re
         seat: Some(seat),
         players,
         port,
+        late: false,
+        listener: None,
     })
 }
 
@@ -327,11 +392,41 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         ..plan.faults
     };
     let socket = FaultySocket::new(udp, faults)?;
-    if let Role::Spectate { host, .. } = plan.role {
-        let d = NetDriver::<PilotInput>::spectator(world, config, host, socket)?;
+    let host = match plan.role {
+        Role::Join { host, .. } | Role::Spectate { host, .. } => Some(host),
+        _ => None,
+    };
+    if let (true, Some(host)) = (seating.late, host) {
+        drop(socket);
+        let sockets = epoch_sockets(faults);
+        let late = NetConfig {
+            players: MAX_PLAYERS,
+            ..config
+        };
+        let d = if matches!(plan.role, Role::Spectate { .. }) {
+            NetDriver::<PilotInput>::join_spectator(world, late, host, sockets)?
+        } else {
+            NetDriver::<PilotInput>::join(world, late, host, None, sockets)?
+        };
+        return Ok(Box::new(d));
+    }
+    if let (Role::Spectate { .. }, Some(host)) = (&plan.role, host) {
+        let mut d = NetDriver::<PilotInput>::spectator(world, config, host, socket)?;
+        // An open host takes the spectator's control link; any other
+        // refuses it, and the spectator watches a fixed roster.
+        let _ = d.member_epochs(host, None, epoch_sockets(faults));
         return Ok(Box::new(d));
     }
     let mut d = NetDriver::<PilotInput>::p2p(world, config, &seating.seats, socket)?;
+    if let Some(listener) = &seating.listener {
+        let listener = listener
+            .try_clone()
+            .map_err(|e| lobby_failed(format!("the control listener: {e}")))?;
+        d.host_epochs(listener, epoch_sockets(faults))?;
+    } else if let (Some(host), Some(seat)) = (host, seating.seat) {
+        // As for a spectator: only an open host listens.
+        let _ = d.member_epochs(host, Some(usize::from(seat)), epoch_sockets(faults));
+    }
     if let Some((path, header)) = &plan.record {
         let file = File::create(path).map_err(|e| {
             Error::new(ErrorCode::Io, laige_engine::net::events::RECORD_FAILED)
@@ -342,6 +437,25 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         d.record_to(BufWriter::new(file), header.clone(), world)?;
     }
     Ok(Box::new(d))
+}
+
+/// Each later epoch's UDP socket: a free port, with this peer's faults.
+fn epoch_sockets(faults: Faults) -> SocketFactory {
+    let mut epoch = 0;
+    Box::new(move || {
+        epoch += 1;
+        let io = |e: std::io::Error| lobby_failed(format!("an epoch's UDP socket: {e}"));
+        let port = UdpSocket::bind(("0.0.0.0", 0))
+            .and_then(|s| s.local_addr())
+            .map_err(io)?
+            .port();
+        let udp = UdpNonBlockingSocket::bind_to_port(port).map_err(io)?;
+        let faults = Faults {
+            seed: faults.seed.wrapping_mul(31).wrapping_add(epoch),
+            ..faults
+        };
+        Ok((Box::new(FaultySocket::new(udp, faults)?) as _, port))
+    })
 }
 
 /// The driver of a session record's playback: the record was verified on
@@ -426,6 +540,8 @@ mod tests {
                 port,
                 players: 3,
                 spectators: 1,
+                seats: 3,
+                open: false,
             })
         });
         let to = SocketAddr::from(([127, 0, 0, 1], port));

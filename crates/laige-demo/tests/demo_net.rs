@@ -366,3 +366,156 @@ fn both_players_record_the_session_and_each_record_replays_bit_for_bit() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("config_hash"), "{err}");
 }
+
+/// An open host's session as users run it, through the faults: two
+/// players start in a room of three seats; a third process joins once the
+/// host is past tick 600; the second player is killed (SIGKILL) past tick
+/// 900 and started again with the same command, and rejoins; a spectator
+/// process joins past tick 1,500. Every process ends with code 0 at tick
+/// 2,400 (the spectator at 2,300), every tick two processes confirmed has one hash in both, each
+/// late process confirmed every tick from its first, and the host's
+/// report counts the epochs, the join, the rejoin and the snapshot bytes.
+#[test]
+fn an_open_host_takes_a_late_player_a_rejoin_and_a_late_spectator() {
+    let scratch = Scratch::new("open");
+    let port = free_port().to_string();
+    let host_addr = format!("127.0.0.1:{port}");
+    // The spectator trails the players: it stops first, as users would
+    // stop watching before the host closes its game.
+    let base = |role: &[&str], file: &str| -> Vec<String> {
+        let file = scratch.path(file).to_string_lossy().into_owned();
+        let ticks = if role.contains(&"spectate") {
+            "2300"
+        } else {
+            "2400"
+        };
+        [
+            &[
+                "--config",
+                &scratch.config(),
+                "--entities",
+                "500",
+                "--ticks",
+                ticks,
+                "--net-hashes",
+                &file,
+            ][..],
+            &FAULTS,
+            role,
+        ]
+        .concat()
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
+    };
+    let join = |file: &str| base(&["--net", "join", &host_addr, "--quiet"], file);
+    let mut host = spawn(&base(
+        &[
+            "--net",
+            "host",
+            "--port",
+            &port,
+            "--players",
+            "2",
+            "--seats",
+            "3",
+            "--open",
+        ],
+        "host.txt",
+    ));
+    let member = spawn(&join("member.txt"));
+    let stdout = host.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let mut seen = String::new();
+    // Reads the host's progress lines until one says `tick`; false if the
+    // host ended first.
+    let mut wait_for = |tick: u64| -> bool {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let Some(Ok(line)) = lines.next() else {
+                return false;
+            };
+            seen.push_str(&line);
+            seen.push('\n');
+            let at = line
+                .split(" tick ")
+                .nth(1)
+                .and_then(|t| t.split(' ').next())
+                .and_then(|t| t.parse::<u64>().ok());
+            if at.is_some_and(|t| t >= tick) {
+                return true;
+            }
+            assert!(Instant::now() < deadline, "no progress to {tick}");
+        }
+    };
+    let mut ended_early = None;
+    let mut reach = |tick: u64| {
+        if ended_early.is_none() && !wait_for(tick) {
+            ended_early = Some(tick);
+        }
+    };
+    reach(600);
+    let late = spawn(&join("late.txt"));
+    reach(900);
+    let mut member = member;
+    member.kill().unwrap();
+    let _ = member.wait();
+    let rejoined = spawn(&join("rejoined.txt"));
+    reach(1500);
+    let spectator = spawn(&base(
+        &["--net", "spectate", &host_addr, "--quiet"],
+        "spectator.txt",
+    ));
+    let (code, rest, err) = finish(host, Duration::from_secs(60));
+    let rest: String = lines.map_while(Result::ok).collect::<Vec<_>>().join("\n") + &rest;
+    assert_eq!(
+        ended_early, None,
+        "the host ended early:\n{seen}{rest}\n{err}"
+    );
+    assert_eq!(code, 0, "host:\n{rest}\n{err}");
+    let mut outs = std::collections::HashMap::new();
+    for (name, child) in [
+        ("late", late),
+        ("rejoined", rejoined),
+        ("spectator", spectator),
+    ] {
+        let (code, out, err) = finish(child, Duration::from_secs(20));
+        assert_eq!(code, 0, "{name}:\n{out}\n{err}");
+        outs.insert(name, out);
+    }
+    assert!(
+        rest.contains("epochs:     4 (1 joins, 1 rejoins, "),
+        "{rest}"
+    );
+    let host_log = hashes(&scratch.path("host.txt"));
+    // The last ticks wait for inputs of players who already stopped.
+    let missing: Vec<u64> = (1..=2340).filter(|t| !host_log.contains_key(t)).collect();
+    assert!(
+        missing.is_empty(),
+        "the host did not confirm {missing:?}:\n{rest}"
+    );
+    let rejoined_from = *hashes(&scratch.path("rejoined.txt")).keys().next().unwrap();
+    for name in ["late", "rejoined", "spectator"] {
+        let log = hashes(&scratch.path(&format!("{name}.txt")));
+        let first = *log.keys().next().unwrap();
+        assert!(first >= 600, "{name} from {first}");
+        // GGRS drops a killed player at the last input each peer got from
+        // it; when the peers' frames differ, their states part until the
+        // leave's boundary, where the host's state replaces the other
+        // (a resync, in the report). From the rejoin on, all agree.
+        let resynced = !outs[name].contains(" 0 resyncs,");
+        for t in first..=*log.keys().next_back().unwrap() {
+            let theirs = log.get(&t);
+            assert!(theirs.is_some(), "{name}: tick {t} missing");
+            if let Some(ours) = host_log.get(&t)
+                && theirs != Some(ours)
+            {
+                assert!(
+                    resynced && t < rejoined_from,
+                    "{name}: tick {t} differs (rejoin at {rejoined_from}):\n{}",
+                    outs[name]
+                );
+            }
+        }
+    }
+}

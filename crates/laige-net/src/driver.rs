@@ -85,6 +85,13 @@ impl fmt::Display for NetReport {
             s.waited,
             self.confirmed.len()
         )?;
+        if s.epochs > 0 {
+            write!(
+                f,
+                "\nepochs:     {} ({} joins, {} rejoins, {} resyncs, {} snapshot bytes)",
+                s.epochs, s.joins, s.rejoins, s.resyncs, s.snapshot_bytes
+            )?;
+        }
         if let Some((code, why)) = &self.end {
             write!(f, "\nnet end:    {why} (code {code})")?;
         }

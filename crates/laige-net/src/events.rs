@@ -47,3 +47,7 @@ pub const EPOCH_FAILED: EventId = EventId::new("net", "epoch_failed");
 /// `net/epoch` (Info): a new epoch began; fields `epoch`, `tick`,
 /// `joined`, `left`, `snapshot_bytes`.
 pub const EPOCH: EventId = EventId::new("net", "epoch");
+/// `net/epoch_resync` (Warn): a member's state at an epoch boundary
+/// differed from the host's (fields `tick`, `peer`, `ours`, `theirs`); the
+/// host sends it its encoded world, which the member loads.
+pub const EPOCH_RESYNC: EventId = EventId::new("net", "epoch_resync");

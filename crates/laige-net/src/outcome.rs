@@ -95,6 +95,9 @@ pub struct NetStats {
     pub joins: u64,
     /// Seats taken again after their player left.
     pub rejoins: u64,
+    /// Epoch boundaries where a member's state differed from the host's
+    /// and was replaced by it (counted by the host and by the member).
+    pub resyncs: u64,
     /// Bytes of encoded world this peer sent or received for joins.
     pub snapshot_bytes: u64,
 }

@@ -203,6 +203,8 @@ fn a_player_joins_a_running_session_and_all_three_agree() {
         assert_eq!(r.stats.epochs, r.changes.len() as u64);
     }
     assert!(results[0].stats.snapshot_bytes > 0);
+    // A join never leaves a member's state apart from the host's.
+    assert!(results.iter().all(|r| r.stats.resyncs == 0));
     let find = |log: &[(u64, u64)], t: u64| log.iter().find(|(tick, _)| *tick == t).map(|p| p.1);
     for t in 1..=UNTIL {
         let (a, b) = (

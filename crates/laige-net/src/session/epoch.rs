@@ -398,12 +398,23 @@ impl<I: PlayerInput> NetDriver<I> {
                             seats,
                             spectators,
                             your_seat,
-                            ..
+                            snapshot,
                         } => {
                             if e.final_hash.is_none() || e.stop_at != Some(tick) {
                                 return Err(epoch_failed(format!(
                                     "epoch {epoch} began at tick {tick} before this peer's state there was final"
                                 )));
+                            }
+                            if !snapshot.is_empty() {
+                                // This peer's state at the boundary was not
+                                // the host's: the host's replaces it.
+                                self.load_host_world(world, &snapshot, tick)?;
+                                if let Some(last) = self.confirmed.last_mut()
+                                    && last.0 == tick
+                                {
+                                    last.1 = world.state_hash();
+                                }
+                                self.stats.resyncs += 1;
                             }
                             let host_ip = link.peer.ip();
                             let roster = roster_for(&seats, your_seat, host_ip);
@@ -461,22 +472,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 else {
                     return Ok(Some(Advance::Synchronizing));
                 };
-                world.decode_snapshot(&snapshot)?;
-                if world.tick() != tick {
-                    return Err(epoch_failed(format!(
-                        "the host's snapshot is of tick {}, not the boundary {tick}",
-                        world.tick()
-                    )));
-                }
-                self.inputs_entity = world
-                    .ecs_mut()
-                    .query_mut::<(hecs::Entity, &PlayerInputs<I>)>()
-                    .into_iter()
-                    .next()
-                    .map(|(entity, _)| entity)
-                    .ok_or_else(|| {
-                        epoch_failed("the host's snapshot has no player inputs".into())
-                    })?;
+                self.load_host_world(world, &snapshot, tick)?;
                 // The boundary's state is final: the joiner's first
                 // confirmed tick.
                 self.next_confirmed = tick;
@@ -529,6 +525,26 @@ impl<I: PlayerInput> NetDriver<I> {
             return Ok(Some(Advance::Waiting));
         }
         Ok(None)
+    }
+
+    /// Loads the host's encoded world of the boundary `tick` (a joiner's
+    /// first state, or a member's that differed from the host's).
+    fn load_host_world(&mut self, world: &mut World, snapshot: &[u8], tick: u64) -> Result<()> {
+        world.decode_snapshot(snapshot)?;
+        if world.tick() != tick {
+            return Err(epoch_failed(format!(
+                "the host's snapshot is of tick {}, not the boundary {tick}",
+                world.tick()
+            )));
+        }
+        self.inputs_entity = world
+            .ecs_mut()
+            .query_mut::<(hecs::Entity, &PlayerInputs<I>)>()
+            .into_iter()
+            .next()
+            .map(|(entity, _)| entity)
+            .ok_or_else(|| epoch_failed("the host's snapshot has no player inputs".into()))?;
+        Ok(())
     }
 
     /// Makes the state at the boundary (the world's tick) final: `Some`

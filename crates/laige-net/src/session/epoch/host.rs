@@ -4,12 +4,13 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
-use laige_core::Result;
+use laige_core::{Result, event};
 use laige_sim::{SystemSchedule, World};
 
 use super::super::NetDriver;
 use super::super::wire::{Link, Msg};
 use super::{Epochs, Role, epoch_failed};
+use crate::events;
 use crate::input::PlayerInput;
 use crate::outcome::Advance;
 use crate::seat::Seat;
@@ -184,16 +185,22 @@ impl<I: PlayerInput> NetDriver<I> {
         if peers.iter().any(|p| p.member() && p.final_hash.is_none()) {
             return Ok(Some(Advance::Waiting));
         }
-        if let Some(p) = peers
-            .iter()
-            .find(|p| p.member() && p.final_hash != Some(hash))
-        {
-            let (ours, theirs) = (hash, p.final_hash.unwrap_or(0));
-            return Err(epoch_failed(format!(
-                "the states at the boundary tick {} differ: hash {ours:#018x} here, {theirs:#018x} at {}",
-                change.tick, p.link.peer
-            )));
+        // A member whose state at the boundary differs from the host's gets
+        // the host's (GGRS's disconnect handling can leave peers apart: each
+        // drops a lost player at the last input it received from it, and
+        // they do not always settle on one frame before it is confirmed).
+        let apart = |p: &Peer| p.member() && p.final_hash != Some(hash);
+        for p in peers.iter().filter(|p| apart(p)) {
+            event!(
+                Warn,
+                events::EPOCH_RESYNC,
+                tick = change.tick,
+                peer = %p.link.peer,
+                ours = hash,
+                theirs = p.final_hash.unwrap_or(0)
+            );
         }
+        let resyncs = peers.iter().filter(|p| apart(p)).count();
         // Everyone is final at the boundary: the next roster, as the host
         // sees it (the host's own entry is the unspecified address with
         // its port: each peer reaches the host at the address it knows).
@@ -218,13 +225,14 @@ impl<I: PlayerInput> NetDriver<I> {
                 None => spectators.push(addr),
             }
         }
-        if entering.is_some() {
+        if entering.is_some() || resyncs > 0 {
             e.snapshot.clear();
             world.encode_snapshot(&mut e.snapshot)?;
         }
         let input_delay = u8::try_from(change.input_delay).unwrap_or(0);
         for (i, p) in peers.iter_mut().enumerate() {
             let entrant = entering.is_some_and(|(j, _)| j == i);
+            let resync = apart(p);
             if !entrant && !p.member() {
                 continue;
             }
@@ -239,7 +247,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 seats: seats.clone(),
                 spectators: spectators.clone(),
                 your_seat: your_seat.and_then(|s| u8::try_from(s).ok()),
-                snapshot: if entrant {
+                snapshot: if entrant || resync {
                     e.snapshot.clone()
                 } else {
                     Vec::new()
@@ -254,7 +262,8 @@ impl<I: PlayerInput> NetDriver<I> {
                 e.snapshot.len()
             }
             None => 0,
-        };
+        } + resyncs * e.snapshot.len();
+        self.stats.resyncs += resyncs as u64;
         peers.retain(|p| !p.gone);
         let (epoch, tick) = (change.epoch, change.tick);
         *slot = None;
