@@ -25,5 +25,6 @@
 pub mod cli;
 pub mod events;
 pub mod input;
+pub mod physics_scene;
 pub mod report;
 pub mod scenario;

@@ -388,6 +388,7 @@ fn the_pairs_table_states_each_outcome() {
     let t = |name: &str| TARGETS.iter().find(|t| t.name == name).unwrap();
     let pair = |target: &str, backend: &'static str, outcome| pairs::Pair {
         target: t(target),
+        physics: false,
         builds: "release".to_owned(),
         ticks: 100_000,
         backend,
