@@ -7,10 +7,10 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::{BACKENDS, PHYSICS};
 use super::known::{Known, platform_key};
 use super::matrix::{SHORT_TICKS, TARGETS, Target};
 use super::verdict::first_diff;
+use super::{BACKENDS, PHYSICS};
 use crate::run::root;
 
 /// The platform whose pinned-float answer the others are compared with.
@@ -180,10 +180,8 @@ pub fn render(pairs: &[Pair]) -> String {
                 .iter()
                 .find(|p| p.target.name == name && p.backend == backend && p.physics == physics)
         };
-        let (Some(f), Some(g)) = (
-            of("fixed_point_16_16", false),
-            of("float_pinned_32", false),
-        ) else {
+        let (Some(f), Some(g)) = (of("fixed_point_16_16", false), of("float_pinned_32", false))
+        else {
             continue;
         };
         let _ = write!(
