@@ -238,7 +238,7 @@ pub fn render(pairs: &[Pair]) -> String {
     if with_physics {
         let _ = writeln!(
             out,
-            "Pinned-float physics is promised between any two of {}; elsewhere each target only with itself.",
+            "\nPinned-float physics is promised between any two of {}; elsewhere each target only with itself.",
             if physics_together.is_empty() {
                 "(none recorded)".to_owned()
             } else {
