@@ -32,6 +32,13 @@
 //! at opt-level 0, [`matrix::math_suite_config`]). Equal runs on any two
 //! targets must also have recorded byte-identical replays.
 //!
+//! Every build also runs the second scene, the physics one
+//! (`laige-detcheck --scene physics`: laige-physics under the same script,
+//! 3 000 ticks on every target, emulated ones included), judged against
+//! its own known answers (mode `physics`: one fixed-point answer for every
+//! target, pinned float per platform) and shown in its own two columns of
+//! the supported-pairs table; the negative control nudges it too.
+//!
 //! A negative control runs too: the release binary with `--perturb` (one
 //! entity nudged by 2^-16 at the middle tick), on the host, on aarch64 and
 //! in the browser,
