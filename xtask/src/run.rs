@@ -66,13 +66,18 @@ fn test_targets(pred: impl Fn(&str, &str) -> bool) -> Vec<(String, String)> {
 
 /// The examples of `crates/laige-engine/examples` that `cargo xtask test`
 /// runs (every one of them: the test below keeps the list complete).
-pub const ENGINE_EXAMPLES: [&str; 5] = [
+pub const ENGINE_EXAMPLES: [&str; 6] = [
     "pong",
     "record_replay",
     "headless_server",
     "custom_pass",
     "snake",
+    "billiards",
 ];
+
+/// The engine features the examples are built with (one build for all of
+/// them): `physics` for billiards.
+pub const ENGINE_EXAMPLE_FEATURES: &str = "physics";
 
 /// The examples of `crates/laige-net/examples`, run the same way (each
 /// exits non-zero when its peers disagree).
@@ -81,7 +86,7 @@ pub const NET_EXAMPLES: [&str; 1] = ["two_peers"];
 /// The examples that also run windowed: under `xvfb-run` (a private X
 /// server) with `--window --screenshot PATH`, each reads its frame 30 back
 /// and exits non-zero when the pixels it must show are not there.
-pub const WINDOWED_EXAMPLES: [&str; 2] = ["pong", "custom_pass"];
+pub const WINDOWED_EXAMPLES: [&str; 3] = ["pong", "custom_pass", "billiards"];
 
 /// The dependencies that are code under test, built like the workspace
 /// crates wherever the other dependencies are not optimized: `libm`
@@ -145,6 +150,7 @@ pub fn test() -> anyhow::Result<()> {
     for example in ENGINE_EXAMPLES {
         let mut c = cargo();
         c.args(["run", "-p", "laige-engine", "--example", example]);
+        c.args(["--features", ENGINE_EXAMPLE_FEATURES]);
         if !step(&format!("example {example}"), c)? {
             failed.push(format!("example {example}"));
         }
@@ -181,7 +187,8 @@ pub fn test() -> anyhow::Result<()> {
         c.current_dir(root());
         c.args(["-a", "-s", "-screen 0 1280x800x24"]);
         c.arg(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        c.args(["run", "-p", "laige-engine", "--example", example, "--"]);
+        c.args(["run", "-p", "laige-engine", "--example", example]);
+        c.args(["--features", ENGINE_EXAMPLE_FEATURES, "--"]);
         c.args(["--window", "--screenshot"]);
         c.arg(&shot);
         if !step(

@@ -16,11 +16,12 @@
 use laige_core::MathBackend;
 
 use crate::report::{self, BuildInfo};
-use crate::scenario::{self, ScenarioConfig};
+use crate::scenario::{self, ScenarioConfig, Scene};
 
 /// The usage text (`--help`).
-pub const USAGE: &str = "usage: laige-detcheck [--quick | --ticks N] [--backend ID|all] [--perturb[=TICK]] [--no-replay]
+pub const USAGE: &str = "usage: laige-detcheck [--scene physics] [--quick | --ticks N] [--backend ID|all] [--perturb[=TICK]] [--no-replay]
 
+  --scene ID        workload (default) or physics (3 000 ticks, its own checkpoints)
   --quick           the quick scenario (10 000 ticks, its own checkpoints)
   --ticks N         the full scenario cut at N ticks
   --backend ID|all  fixed_point_16_16, float_pinned_32, or all (default)
@@ -51,6 +52,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Parsed, String> {
     let mut backends = MathBackend::ALL.to_vec();
     let mut perturb = false;
     let mut perturb_tick = None;
+    let mut scene = Scene::Workload;
     let err = |e: lexopt::Error| e.to_string();
     while let Some(arg) = p.next().map_err(err)? {
         match arg {
@@ -80,6 +82,14 @@ fn parse(mut p: lexopt::Parser) -> Result<Parsed, String> {
                     perturb_tick = Some(v.parse().map_err(err)?);
                 }
             }
+            Long("scene") => {
+                let v = p.value().map_err(err)?.string().map_err(err)?;
+                scene = match v.as_str() {
+                    "workload" => Scene::Workload,
+                    "physics" => Scene::Physics,
+                    other => return Err(format!("unknown scene `{other}` (workload, physics)")),
+                };
+            }
             Long("no-replay") => config.verify_replay = false,
             Long("version") => {
                 return Ok(Parsed::Print(format!(
@@ -89,6 +99,24 @@ fn parse(mut p: lexopt::Parser) -> Result<Parsed, String> {
             }
             Short('h') | Long("help") => return Ok(Parsed::Print(USAGE.to_owned())),
             other => return Err(other.unexpected().to_string()),
+        }
+    }
+    if scene == Scene::Physics {
+        // The physics scene has one length (`--quick` runs it whole);
+        // `--ticks` cuts it.
+        let whole = ScenarioConfig::physics();
+        config = ScenarioConfig {
+            scene,
+            ticks: if mode == "custom" {
+                config.ticks
+            } else {
+                whole.ticks
+            },
+            checkpoint_every: whole.checkpoint_every,
+            ..config
+        };
+        if mode != "custom" {
+            mode = "physics";
         }
     }
     if perturb {
@@ -179,6 +207,17 @@ mod tests {
         };
         assert_eq!(a.backends, vec![MathBackend::FixedPoint16_16]);
         assert_eq!(a.config.perturb_at, Some(a.config.control_tick()));
+        for args in [&["--scene", "physics"][..], &["--quick", "--scene=physics"]] {
+            let Ok(Parsed::Run(a)) = parse_args(args) else {
+                panic!("{args:?} did not parse");
+            };
+            assert_eq!(a.config, ScenarioConfig::physics(), "{args:?}");
+            assert_eq!(a.mode, "physics");
+        }
+        let e = parse_args(&["--scene", "snake"])
+            .err()
+            .expect("an unknown scene fails");
+        assert!(e.contains("snake"), "{e}");
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! spawns and despawns ([`input`]) — for 100 000 ticks, hashed every 5 000
 //! ticks, recorded as a replay and verified by playing it back
 //! ([`scenario`]). Every build must print the same hashes, equal to the
-//! known answers committed in `known_answers.toml`.
+//! known answers committed in `known_answers.toml`. A second scene,
+//! `--scene physics` ([`physics_scene`]), drives a laige-physics world
+//! with the same script, checkpoints, snapshot round trips and replay.
 //!
 //! ```
 //! use laige_core::MathBackend;
@@ -25,5 +27,6 @@
 pub mod cli;
 pub mod events;
 pub mod input;
+pub mod physics_scene;
 pub mod report;
 pub mod scenario;

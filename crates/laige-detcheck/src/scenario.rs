@@ -17,6 +17,7 @@ use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig
 use laige_sim::{StateHash, StateHasher, World, hash_of};
 
 use crate::input::{Script, TickInput};
+use crate::physics_scene;
 
 pub use crate::events::CONFIG_INVALID;
 
@@ -24,9 +25,34 @@ pub use crate::events::CONFIG_INVALID;
 /// behaviour (the known answers change with it).
 pub const SCENARIO_VERSION: u32 = 1;
 
+/// Which world the scenario drives with its script.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scene {
+    /// The reference workload ([`laige_sim::workload`]): impulses, spawns
+    /// and despawns of its entities.
+    #[default]
+    Workload,
+    /// The physics scene ([`crate::physics_scene`]): a pyramid and falling
+    /// hinge chains on laige-physics, impulses and dropped balls.
+    Physics,
+}
+
+impl Scene {
+    /// The scene's id on the command line.
+    #[must_use]
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Workload => "workload",
+            Self::Physics => "physics",
+        }
+    }
+}
+
 /// What the scenario runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScenarioConfig {
+    /// The world the script drives.
+    pub scene: Scene,
     /// Ticks to run (≥ 1).
     pub ticks: u64,
     /// The workload (entity count, seed, world size).
@@ -54,6 +80,7 @@ impl ScenarioConfig {
     #[must_use]
     pub fn full() -> Self {
         Self {
+            scene: Scene::Workload,
             ticks: 100_000,
             workload: WorkloadConfig {
                 entities: ENTITIES,
@@ -73,6 +100,20 @@ impl ScenarioConfig {
         Self {
             ticks: 10_000,
             checkpoint_every: 1_000,
+            ..Self::full()
+        }
+    }
+
+    /// The physics scene (`--scene physics`): 3 000 ticks (50 s at
+    /// 60 Hz: the pyramid settles and sleeps, the chains fall, tangle and
+    /// are pushed about), a checkpoint every 500; its own known answers, one
+    /// length on every target (emulated ones included).
+    #[must_use]
+    pub fn physics() -> Self {
+        Self {
+            scene: Scene::Physics,
+            ticks: 3_000,
+            checkpoint_every: 500,
             ..Self::full()
         }
     }
@@ -127,6 +168,10 @@ impl ScenarioConfig {
         h.write_u32(w.max_speed.cast_unsigned());
         h.write_u32(w.attraction.cast_unsigned());
         h.write_u64(self.checkpoint_every);
+        // The workload scene's hash predates scenes: it stays as it was.
+        if self.scene == Scene::Physics {
+            h.write_bytes(b"physics");
+        }
         h.finish()
     }
 }
@@ -220,7 +265,10 @@ struct Churn {
 
 fn set_up<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<World> {
     let mut world = World::default();
-    workload::install::<S>(&mut world, &config.workload)?;
+    match config.scene {
+        Scene::Workload => workload::install::<S>(&mut world, &config.workload)?,
+        Scene::Physics => physics_scene::install::<S>(&mut world)?,
+    }
     Ok(world)
 }
 
@@ -251,7 +299,10 @@ fn run_typed<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<RunRes
         input.encode(&mut bytes);
         apply::<S>(&mut world, config, &bytes, &mut churn)?;
         if config.perturb_at == Some(tick) {
-            nudge::<S>(&mut world);
+            match config.scene {
+                Scene::Workload => nudge::<S>(&mut world),
+                Scene::Physics => physics_scene::nudge::<S>(&mut world),
+            }
         }
         world.run_systems(&schedule)?;
         let done = world.tick();
@@ -340,6 +391,10 @@ fn apply<S: SimScalar + StateHash>(
     churn: &mut Churn,
 ) -> Result<()> {
     let input = TickInput::decode(bytes)?;
+    if config.scene == Scene::Physics {
+        churn.spawned += physics_scene::apply::<S>(world, &input)?;
+        return Ok(());
+    }
     if input.impulse != [0, 0] {
         let push = Vec2::new(
             S::from_ratio(i32::from(input.impulse[0]), 16),
@@ -467,6 +522,44 @@ mod tests {
                 assert_eq!(d.tick, expect);
             }
         }
+    }
+
+    /// The physics scene: its replay verifies, its balls drop, its
+    /// backends differ, and a 2^-16 nudge shows at the next checkpoint (and
+    /// in the playback).
+    #[test]
+    fn the_physics_scene_verifies_and_detects_its_control() {
+        let config = ScenarioConfig {
+            ticks: 300,
+            checkpoint_every: 100,
+            ..ScenarioConfig::physics()
+        };
+        let mut finals = Vec::new();
+        for backend in MathBackend::ALL {
+            let r = run(backend, &config).unwrap();
+            assert_eq!(r.replay, ReplayOutcome::Verified(4), "{backend}");
+            assert!(r.spawned > 10 && r.despawned == 0, "{r:?}");
+            assert_eq!(u64::from(r.entities), 1 + 36 + 30 + 25 + r.spawned);
+            let p = run(
+                backend,
+                &ScenarioConfig {
+                    perturb_at: Some(150),
+                    ..config
+                },
+            )
+            .unwrap();
+            let first = r
+                .checkpoints
+                .iter()
+                .zip(&p.checkpoints)
+                .find(|(a, b)| a != b)
+                .map(|(a, _)| a.0);
+            assert_eq!(first, Some(200), "{backend}");
+            assert!(matches!(p.replay, ReplayOutcome::Diverged(d) if d.tick == 200));
+            finals.push(r.final_hash());
+        }
+        assert_ne!(finals[0], finals[1]);
+        assert_ne!(config.config_hash(), ScenarioConfig::full().config_hash());
     }
 
     #[test]

@@ -43,6 +43,7 @@
 //! sleeping, on by default, stops it once an island is slow.
 
 mod body;
+mod cast;
 mod error;
 pub mod events;
 mod joint;
@@ -57,6 +58,7 @@ mod state;
 mod step;
 
 pub use body::{BodyDef, BodyKind, Collider, Colliders, Filter, RigidBody, spawn_body};
+pub use cast::{CAST_TOLERANCE, MAX_CAST_STEPS, shape_cast, shape_cast_all};
 pub use joint::{Joint, JointKind, spawn_distance, spawn_revolute};
 pub use manifold::{Manifold, ManifoldPoint, collide, contains_point};
 pub use plugin::Physics;

@@ -1,4 +1,5 @@
-//! World queries: point, AABB, shape overlap and ray cast. Each reads the
+//! World queries: point, AABB, shape overlap and ray cast (shape casts:
+//! `cast.rs`). Each reads the
 //! bodies as they stand (after the last step), tests every collider whose
 //! category meets `mask`, and reports in a documented order that depends
 //! only on the world: by (entity bits, collider index), the ray's hits by
@@ -25,7 +26,7 @@ pub struct ColliderRef {
     pub collider: u8,
 }
 
-/// A ray's hit.
+/// A ray's hit, or a shape cast's ([`shape_cast_all`](crate::shape_cast_all)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayHit<S> {
     /// What it hit.
@@ -47,7 +48,7 @@ fn key(r: &ColliderRef) -> (u64, u8) {
 
 /// Calls `f` on every collider whose category meets `mask`, with its
 /// body's transform.
-fn each_collider<S: SimScalar>(
+pub(crate) fn each_collider<S: SimScalar>(
     entities: &Entities,
     mask: u32,
     mut f: impl FnMut(ColliderRef, &Shape<S>, Transform<S>),
@@ -257,13 +258,17 @@ pub fn ray_cast_all<S: SimScalar>(
             });
         }
     });
-    out.sort_unstable_by(|a, b| {
-        a.fraction
-            .partial_cmp(&b.fraction)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(key(&a.target).cmp(&key(&b.target)))
-    });
+    out.sort_unstable_by(hit_order);
     Ok(())
+}
+
+/// The order of ray and shape-cast hits: by fraction, then entity bits,
+/// then collider index.
+pub(crate) fn hit_order<S: SimScalar>(a: &RayHit<S>, b: &RayHit<S>) -> std::cmp::Ordering {
+    a.fraction
+        .partial_cmp(&b.fraction)
+        .unwrap_or(std::cmp::Ordering::Equal)
+        .then(key(&a.target).cmp(&key(&b.target)))
 }
 
 /// The first collider the ray enters (ties broken by entity bits, then
@@ -307,6 +312,6 @@ pub fn ray_cast<S: SimScalar>(
 }
 
 #[cold]
-fn ray_error<S: SimScalar>(len: S) -> Error {
+pub(crate) fn ray_error<S: SimScalar>(len: S) -> Error {
     out_of_range(SHAPE_INVALID, "translation", len, "0 < length <= 128 m")
 }

@@ -32,6 +32,13 @@
 //! at opt-level 0, [`matrix::math_suite_config`]). Equal runs on any two
 //! targets must also have recorded byte-identical replays.
 //!
+//! Every build also runs the second scene, the physics one
+//! (`laige-detcheck --scene physics`: laige-physics under the same script,
+//! 3 000 ticks on every target, emulated ones included), judged against
+//! its own known answers (mode `physics`: one fixed-point answer for every
+//! target, pinned float per platform) and shown in its own two columns of
+//! the supported-pairs table; the negative control nudges it too.
+//!
 //! A negative control runs too: the release binary with `--perturb` (one
 //! entity nudged by 2^-16 at the middle tick), on the host, on aarch64 and
 //! in the browser,
@@ -135,6 +142,25 @@ fn mode_args(mode: &str) -> Vec<String> {
         "quick" => vec!["--quick".to_owned()],
         "short" => vec!["--ticks".to_owned(), SHORT_TICKS.to_string()],
         _ => Vec::new(),
+    }
+}
+
+/// The known-answer mode of the physics scene (`--scene physics`): one
+/// length on every target, in quick and full detchecks alike.
+const PHYSICS: &str = "physics";
+
+/// The arguments of the physics scene's runs.
+fn physics_args() -> Vec<String> {
+    vec!["--scene".to_owned(), PHYSICS.to_owned()]
+}
+
+/// The mode `run` (of variant `v`) is judged in: the physics scene's own,
+/// else the variant's.
+fn mode_of(quick: bool, v: &Variant, run: &RunLine) -> &'static str {
+    if run.mode == PHYSICS {
+        PHYSICS
+    } else {
+        mode_key(quick, v)
     }
 }
 
@@ -381,10 +407,11 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
             on("release").or_else(|| variants.iter().position(|v| v.target.name == t.name))
         })
         .collect();
+    // Each variant and control runs the workload and the physics scene.
     let total = variants.len()
         + suites.len()
-        + variants.len() * BACKENDS.len()
-        + controls.len()
+        + 2 * variants.len() * BACKENDS.len()
+        + 2 * controls.len()
         + suites.len();
     let progress = Progress {
         done: AtomicUsize::new(0),
@@ -397,23 +424,25 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     let jobs_of = |i: usize| {
         let v = &variants[i];
         let mut jobs = Vec::new();
-        for backend in BACKENDS {
-            let mut a = mode_args(mode_key(o.quick, v));
-            a.extend(["--backend".to_owned(), backend.to_owned()]);
-            jobs.push(Job {
-                variant: i,
-                args: a,
-                kind: Kind::Scenario,
-            });
-        }
-        if controls.contains(&i) {
-            let mut a = mode_args(mode_key(o.quick, v));
-            a.extend(["--backend", "all", "--perturb"].map(str::to_owned));
-            jobs.push(Job {
-                variant: i,
-                args: a,
-                kind: Kind::Control,
-            });
+        for scene_args in [mode_args(mode_key(o.quick, v)), physics_args()] {
+            for backend in BACKENDS {
+                let mut a = scene_args.clone();
+                a.extend(["--backend".to_owned(), backend.to_owned()]);
+                jobs.push(Job {
+                    variant: i,
+                    args: a,
+                    kind: Kind::Scenario,
+                });
+            }
+            if controls.contains(&i) {
+                let mut a = scene_args;
+                a.extend(["--backend", "all", "--perturb"].map(str::to_owned));
+                jobs.push(Job {
+                    variant: i,
+                    args: a,
+                    kind: Kind::Control,
+                });
+            }
         }
         jobs
     };
@@ -470,10 +499,17 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
             .iter()
             .filter(|d| d.variant == i)
             .map(|d| {
+                let physics = if d.label.contains(PHYSICS) {
+                    " (physics)"
+                } else {
+                    ""
+                };
                 let what = match d.kind {
                     Kind::MathSuite => "math suite".to_owned(),
-                    Kind::Control => "control".to_owned(),
-                    Kind::Scenario => d.label.rsplit(' ').next().unwrap_or("").to_owned(),
+                    Kind::Control => format!("control{physics}"),
+                    Kind::Scenario => {
+                        format!("{}{physics}", d.label.rsplit(' ').next().unwrap_or(""))
+                    }
                 };
                 format!("{what} {:.1} s", d.secs)
             })
@@ -738,15 +774,23 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
         .flat_map(|(i, o)| o.runs.iter().map(move |r| (i, &o.build, r)))
         .collect();
     for t in TARGETS {
-        for backend in BACKENDS {
+        // The workload's runs, then the physics scene's.
+        for (physics, backend) in [false, true]
+            .into_iter()
+            .flat_map(|p| BACKENDS.map(|b| (p, b)))
+        {
             let these: Vec<_> = runs
                 .iter()
-                .filter(|(i, _, r)| variants[*i].target.name == t.name && r.backend == backend)
+                .filter(|(i, _, r)| {
+                    variants[*i].target.name == t.name
+                        && r.backend == backend
+                        && (r.mode == PHYSICS) == physics
+                })
                 .collect();
             let Some(&&(ri, _, reference)) = these.first() else {
                 continue;
             };
-            let mode = mode_key(quick, &variants[ri]);
+            let mode = mode_of(quick, &variants[ri], reference);
             clean.push((mode, reference));
             let mut worst: Option<Verdict> = None;
             for &&(i, line, run) in &these {
@@ -764,7 +808,11 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
                 }
                 rows.push(Row {
                     target: t.name.to_owned(),
-                    build: v.build.name.to_owned(),
+                    build: if physics {
+                        format!("{} (physics)", v.build.name)
+                    } else {
+                        v.build.name.to_owned()
+                    },
                     flags: v.build.flags.to_owned(),
                     backend: backend.to_owned(),
                     final_hash: Some(run.final_hash),
@@ -781,6 +829,7 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
             };
             pair_list.push(pairs::Pair {
                 target: t,
+                physics,
                 builds: builds.join(", "),
                 ticks: reference.ticks,
                 backend,
@@ -833,17 +882,22 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
                 verdict: Verdict::Failed(format!("{e:#}")),
             }),
             (Ok(o), Kind::Control) => {
-                let mode = mode_key(quick, v);
                 for run in &o.runs {
+                    let mode = mode_of(quick, v, run);
                     let baseline = clean
                         .iter()
-                        .find(|(_, r)| r.backend == run.backend && r.platform == run.platform)
+                        .find(|(m, r)| {
+                            r.backend == run.backend
+                                && r.platform == run.platform
+                                && (*m == PHYSICS) == (mode == PHYSICS)
+                        })
                         .map(|(_, r)| *r);
                     rows.push(Row {
                         target: v.target.name.to_owned(),
                         build: format!(
-                            "control ({}, nudged at {})",
+                            "control ({}{}, nudged at {})",
                             v.build.name,
+                            if mode == PHYSICS { ", physics" } else { "" },
                             run.perturb
                                 .map_or_else(|| "-".to_owned(), |t| t.to_string())
                         ),

@@ -7,10 +7,10 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::BACKENDS;
 use super::known::{Known, platform_key};
 use super::matrix::{SHORT_TICKS, TARGETS, Target};
 use super::verdict::first_diff;
+use super::{BACKENDS, PHYSICS};
 use crate::run::root;
 
 /// The platform whose pinned-float answer the others are compared with.
@@ -39,6 +39,8 @@ pub enum Outcome {
 #[derive(Clone, Debug)]
 pub struct Pair {
     pub target: &'static Target,
+    /// The physics scene's pair (`--scene physics`), else the workload's.
+    pub physics: bool,
     pub builds: String,
     pub ticks: u64,
     pub backend: &'static str,
@@ -78,11 +80,31 @@ pub fn from_known(known: &Known) -> Vec<Pair> {
                 .and_then(|p| p.get(&platform_key(backend, t.platform)));
             out.push(Pair {
                 target: t,
+                physics: false,
                 builds: t.builds.join(", "),
                 ticks,
                 backend,
                 outcome: answer.map_or(Outcome::NotRecorded, |a| {
                     compare(backend, &a.checkpoints, known, mode)
+                }),
+            });
+        }
+        // The physics scene's pairs, once it has known answers.
+        let Some(physics) = known.get(PHYSICS) else {
+            continue;
+        };
+        for backend in BACKENDS {
+            let answer = physics
+                .get(backend)
+                .and_then(|p| p.get(&platform_key(backend, t.platform)));
+            out.push(Pair {
+                target: t,
+                physics: true,
+                builds: t.builds.join(", "),
+                ticks: answer.map_or(0, |a| a.ticks),
+                backend,
+                outcome: answer.map_or(Outcome::NotRecorded, |a| {
+                    compare(backend, &a.checkpoints, known, PHYSICS)
                 }),
             });
         }
@@ -124,15 +146,26 @@ fn cell(p: &Pair) -> String {
     }
 }
 
-/// The markdown file.
+/// The markdown file: one row per target, the workload's two columns,
+/// then — once the physics scene has pairs — its two.
 pub fn render(pairs: &[Pair]) -> String {
+    let with_physics = pairs.iter().any(|p| p.physics);
     let mut out = String::from(
         "<!-- Generated from the detcheck matrix by `cargo xtask detcheck --bless`: do not edit.\n     \
          `cargo test -p xtask` checks it against crates/laige-detcheck/known_answers.toml, and every\n     \
          full `cargo xtask detcheck` against a fresh run of the matrix. -->\n\
-         | target | runs here as | word size, byte order, floats | builds | ticks | `fixed_point_16_16` | `float_pinned_32` |\n\
-         | --- | --- | --- | --- | --- | --- | --- |\n",
+         | target | runs here as | word size, byte order, floats | builds | ticks | `fixed_point_16_16` | `float_pinned_32` |",
     );
+    if with_physics {
+        out.push_str(" physics scene, `fixed_point_16_16` | physics scene, `float_pinned_32` |");
+    }
+    out.push_str("\n| --- | --- | --- | --- | --- | --- | --- |");
+    if with_physics {
+        out.push_str(" --- | --- |");
+    }
+    out.push('\n');
+    let mut physics_together = Vec::new();
+    let mut physics_alone = Vec::new();
     let mut names: Vec<&str> = Vec::new();
     for p in pairs {
         if !names.contains(&p.target.name) {
@@ -142,15 +175,16 @@ pub fn render(pairs: &[Pair]) -> String {
     let mut together = Vec::new();
     let mut alone = Vec::new();
     for name in names {
-        let of = |backend: &str| {
+        let of = |backend: &str, physics: bool| {
             pairs
                 .iter()
-                .find(|p| p.target.name == name && p.backend == backend)
+                .find(|p| p.target.name == name && p.backend == backend && p.physics == physics)
         };
-        let (Some(f), Some(g)) = (of("fixed_point_16_16"), of("float_pinned_32")) else {
+        let (Some(f), Some(g)) = (of("fixed_point_16_16", false), of("float_pinned_32", false))
+        else {
             continue;
         };
-        let _ = writeln!(
+        let _ = write!(
             out,
             "| `{name}` | {} | {} | {} | {} | {} | {} |",
             f.target.how,
@@ -160,6 +194,22 @@ pub fn render(pairs: &[Pair]) -> String {
             cell(f),
             cell(g)
         );
+        if with_physics {
+            let physics_cell = |p: Option<&Pair>| p.map_or_else(|| "not run".to_owned(), cell);
+            let pg = of("float_pinned_32", true);
+            let _ = write!(
+                out,
+                " {} | {} |",
+                physics_cell(of("fixed_point_16_16", true)),
+                physics_cell(pg)
+            );
+            if pg.is_some_and(|p| p.outcome == Outcome::Agrees) {
+                physics_together.push(format!("`{name}`"));
+            } else {
+                physics_alone.push(format!("`{name}`"));
+            }
+        }
+        out.push('\n');
         if g.outcome == Outcome::Agrees {
             together.push(format!("`{name}`"));
         } else {
@@ -182,6 +232,17 @@ pub fn render(pairs: &[Pair]) -> String {
                 "itself"
             } else {
                 "themselves, each"
+            }
+        );
+    }
+    if with_physics {
+        let _ = writeln!(
+            out,
+            "\nPinned-float physics is promised between any two of {}; elsewhere each target only with itself.",
+            if physics_together.is_empty() {
+                "(none recorded)".to_owned()
+            } else {
+                physics_together.join(", ")
             }
         );
     }

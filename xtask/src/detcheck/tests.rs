@@ -388,6 +388,7 @@ fn the_pairs_table_states_each_outcome() {
     let t = |name: &str| TARGETS.iter().find(|t| t.name == name).unwrap();
     let pair = |target: &str, backend: &'static str, outcome| pairs::Pair {
         target: t(target),
+        physics: false,
         builds: "release".to_owned(),
         ticks: 100_000,
         backend,
@@ -956,4 +957,129 @@ fn equal_runs_with_other_snapshot_bytes_fail_naming_the_target() {
             table(&rows)
         );
     }
+}
+
+#[test]
+fn the_physics_scene_has_its_own_columns_and_answers() {
+    let t = |name: &str| TARGETS.iter().find(|t| t.name == name).unwrap();
+    let pair = |target: &str, physics: bool, backend: &'static str, outcome| pairs::Pair {
+        target: t(target),
+        physics,
+        builds: "release".to_owned(),
+        ticks: 100_000,
+        backend,
+        outcome,
+    };
+    let md = pairs::render(&[
+        pair(
+            "x86_64-unknown-linux-gnu",
+            false,
+            "fixed_point_16_16",
+            pairs::Outcome::Agrees,
+        ),
+        pair(
+            "x86_64-unknown-linux-gnu",
+            false,
+            "float_pinned_32",
+            pairs::Outcome::Agrees,
+        ),
+        pair(
+            "x86_64-unknown-linux-gnu",
+            true,
+            "fixed_point_16_16",
+            pairs::Outcome::Agrees,
+        ),
+        pair(
+            "x86_64-unknown-linux-gnu",
+            true,
+            "float_pinned_32",
+            pairs::Outcome::Agrees,
+        ),
+        pair(
+            "i586-unknown-linux-gnu",
+            false,
+            "fixed_point_16_16",
+            pairs::Outcome::Agrees,
+        ),
+        pair(
+            "i586-unknown-linux-gnu",
+            false,
+            "float_pinned_32",
+            pairs::Outcome::Agrees,
+        ),
+        pair(
+            "i586-unknown-linux-gnu",
+            true,
+            "fixed_point_16_16",
+            pairs::Outcome::Differs(500),
+        ),
+        pair(
+            "i586-unknown-linux-gnu",
+            true,
+            "float_pinned_32",
+            pairs::Outcome::Differs(1000),
+        ),
+    ]);
+    assert!(md.contains(
+        "| `float_pinned_32` | physics scene, `fixed_point_16_16` | physics scene, `float_pinned_32` |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+    ));
+    let row = |name: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| `{name}` |")))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(row("x86_64-unknown-linux-gnu").ends_with(
+        "| ✓ promised: the reference | ✓ promised: = the known answer | ✓ promised: the reference |"
+    ));
+    assert!(
+        row("i586-unknown-linux-gnu")
+            .contains("✗ BUG: differs from the known answer from tick 500 |")
+    );
+    assert!(
+        row("i586-unknown-linux-gnu").contains("differs from x86_64-linux from tick 1\u{a0}000")
+    );
+    assert!(md.ends_with(
+        "Pinned-float physics is promised between any two of `x86_64-unknown-linux-gnu`; elsewhere each target only with itself.\n"
+    ));
+
+    // From known answers: the physics mode's own, one fixed-point answer
+    // for every target; a physics run is judged in that mode.
+    let mut k = Known::new();
+    insert(
+        &mut k,
+        "physics",
+        "fixed_point_16_16",
+        "any",
+        vec![(0, 1), (500, 2)],
+    );
+    insert(
+        &mut k,
+        "physics",
+        "float_pinned_32",
+        "x86_64-linux",
+        vec![(0, 3), (500, 4)],
+    );
+    let from = pairs::from_known(&k);
+    let physics: Vec<_> = from.iter().filter(|p| p.physics).collect();
+    assert_eq!(physics.len(), 2 * TARGETS.len());
+    assert!(
+        physics
+            .iter()
+            .filter(|p| p.backend == "fixed_point_16_16")
+            .all(|p| p.outcome == pairs::Outcome::Agrees)
+    );
+    let mut r = run("fixed_point_16_16", &[(0, 1), (500, 2)]);
+    r.mode = "physics".to_owned();
+    let v = matrix::variants(None, false).remove(0);
+    assert_eq!(super::mode_of(false, &v, &r), "physics");
+    assert_eq!(
+        judge(&r, &debug_line(), DEBUG, None, &k, "physics"),
+        Verdict::Ok
+    );
+    r.checkpoints[1].1 = 9;
+    assert!(matches!(
+        judge(&r, &debug_line(), DEBUG, None, &k, "physics"),
+        Verdict::Mismatch { tick: 500, .. }
+    ));
 }
