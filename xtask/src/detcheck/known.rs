@@ -62,11 +62,24 @@ pub fn prefix(a: &Answer, ticks: u64) -> Answer {
 }
 
 /// `known` with the `short` answers derived from the `full` ones where the
-/// file stores none.
+/// file stores none, and the `physics-short` ones from the `physics` ones
+/// (cut at [`PHYSICS_SHORT_TICKS`](super::matrix::PHYSICS_SHORT_TICKS)).
 pub fn with_short(known: &Known, ticks: u64) -> Known {
+    let out = with_prefix(known, "full", "short", ticks);
+    with_prefix(
+        &out,
+        "physics",
+        "physics-short",
+        super::matrix::PHYSICS_SHORT_TICKS,
+    )
+}
+
+/// `known` with the answers of mode `to` derived from those of `from`, cut
+/// at `ticks`, where the file stores none.
+fn with_prefix(known: &Known, from: &str, to: &str, ticks: u64) -> Known {
     let mut out = known.clone();
-    if let Some(full) = known.get("full") {
-        let short = out.entry("short".to_owned()).or_default();
+    if let Some(full) = known.get(from) {
+        let short = out.entry(to.to_owned()).or_default();
         for (backend, platforms) in full {
             for (platform, a) in platforms {
                 short

@@ -145,6 +145,10 @@ pub const MATRIX: &[Build] = &[
 /// full ones (emulated targets, where a tick costs 5–20× more).
 pub const SHORT_TICKS: u64 = 20_000;
 
+/// The physics scene's ticks on the `short` (emulated) targets: its first
+/// two checkpoints (the whole scene costs minutes per backend under QEMU).
+pub const PHYSICS_SHORT_TICKS: u64 = 1_000;
+
 /// One target of the matrix.
 #[derive(Clone, Copy, Debug)]
 pub struct Target {

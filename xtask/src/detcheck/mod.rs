@@ -38,9 +38,9 @@
 //! fixed-point answer for every target, pinned float per platform) and
 //! shown in its own two columns of the supported-pairs table; the negative
 //! control nudges it too. The emulated targets (aarch64, s390x,
-//! wasm32-wasip1) run it only with `--physics-everywhere` (minutes per
-//! backend under QEMU): their committed physics answers come from such a
-//! run.
+//! wasm32-wasip1) run its first 1 000 ticks (`physics-short`, judged
+//! against the prefix of the answers; the whole scene costs minutes per
+//! backend under QEMU), or all of it with `--physics-everywhere`.
 //!
 //! A negative control runs too: the release binary with `--perturb` (one
 //! entity nudged by 2^-16 at the middle tick), on the host, on aarch64 and
@@ -73,7 +73,7 @@ use anyhow::{Context, bail};
 use crate::run::root;
 use known::{Answer, Known, platform_key, with_short};
 pub(crate) use matrix::runner;
-use matrix::{Build, MATRIX, SHORT_TICKS, TARGETS, Variant};
+use matrix::{Build, MATRIX, PHYSICS_SHORT_TICKS, SHORT_TICKS, TARGETS, Variant};
 use output::{Output, RunLine};
 use verdict::{Row, Verdict, first_diff, judge, judge_control, table};
 
@@ -100,10 +100,10 @@ pub struct Args {
     /// `x86_64-pc-windows-gnu`; the host's triple for its builds).
     #[arg(long, value_delimiter = ',', value_parser = target_named)]
     pub targets: Option<Vec<&'static str>>,
-    /// Run the physics scene on the emulated targets too (aarch64, s390x,
-    /// wasm32-wasip1: minutes per backend under QEMU); by default they
-    /// run the workload only, and their physics answers are the ones a run
-    /// with this flag committed.
+    /// Run the whole physics scene on the emulated targets too (aarch64,
+    /// s390x, wasm32-wasip1: minutes per backend under QEMU); by default
+    /// they run its first 1 000 ticks, judged against the prefix of the
+    /// committed answers (which a run with this flag wrote).
     #[arg(long)]
     pub physics_everywhere: bool,
 }
@@ -158,18 +158,36 @@ fn mode_args(mode: &str) -> Vec<String> {
 /// length on every target, in quick and full detchecks alike.
 const PHYSICS: &str = "physics";
 
-/// The arguments of the physics scene's runs.
-fn physics_args() -> Vec<String> {
-    vec!["--scene".to_owned(), PHYSICS.to_owned()]
+/// The physics scene cut at [`PHYSICS_SHORT_TICKS`] (the `short` targets'
+/// runs, judged against the prefix of the physics answers).
+const PHYSICS_SHORT: &str = "physics-short";
+
+/// The arguments of the physics scene's runs (cut on a `short` target).
+fn physics_args(short: bool) -> Vec<String> {
+    let mut a = vec!["--scene".to_owned(), PHYSICS.to_owned()];
+    if short {
+        a.extend(["--ticks".to_owned(), PHYSICS_SHORT_TICKS.to_string()]);
+    }
+    a
+}
+
+/// Whether `run` is one of the physics scene.
+fn is_physics(run: &RunLine) -> bool {
+    physics_mode(&run.mode)
+}
+
+/// Whether a known-answer mode is one of the physics scene's.
+fn physics_mode(mode: &str) -> bool {
+    mode == PHYSICS || mode == PHYSICS_SHORT
 }
 
 /// The mode `run` (of variant `v`) is judged in: the physics scene's own,
 /// else the variant's.
 fn mode_of(quick: bool, v: &Variant, run: &RunLine) -> &'static str {
-    if run.mode == PHYSICS {
-        PHYSICS
-    } else {
-        mode_key(quick, v)
+    match run.mode.as_str() {
+        PHYSICS => PHYSICS,
+        PHYSICS_SHORT => PHYSICS_SHORT,
+        _ => mode_key(quick, v),
     }
 }
 
@@ -434,14 +452,11 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     let jobs_of = |i: usize| {
         let v = &variants[i];
         let mut jobs = Vec::new();
-        // The physics scene runs where the target runs at native speed; the
-        // emulated (`short`) targets' physics answers come from a run with
-        // `--physics-everywhere` (under QEMU it costs minutes per backend).
-        let mut scenes = vec![mode_args(mode_key(o.quick, v))];
-        if !v.target.short || o.physics_everywhere {
-            scenes.push(physics_args());
-        }
-        for scene_args in scenes {
+        // The emulated (`short`) targets run the physics scene's first
+        // PHYSICS_SHORT_TICKS (the whole of it costs minutes per backend
+        // under QEMU) unless `--physics-everywhere`.
+        let short_physics = v.target.short && !o.physics_everywhere;
+        for scene_args in [mode_args(mode_key(o.quick, v)), physics_args(short_physics)] {
             for backend in BACKENDS {
                 let mut a = scene_args.clone();
                 a.extend(["--backend".to_owned(), backend.to_owned()]);
@@ -687,18 +702,23 @@ fn bless(
     let mut next = known::parse(known_text)?;
     // The full (and quick) answers first: a short answer is compared with
     // the full answer that is written.
-    let (short, long): (Vec<_>, Vec<_>) = clean.iter().partition(|(mode, _)| *mode == "short");
+    let cut_from = |mode: &str| match mode {
+        "short" => Some(("full", SHORT_TICKS)),
+        PHYSICS_SHORT => Some((PHYSICS, PHYSICS_SHORT_TICKS)),
+        _ => None,
+    };
+    let (short, long): (Vec<_>, Vec<_>) =
+        clean.iter().partition(|(mode, _)| cut_from(mode).is_some());
     for &(mode, run) in long.into_iter().chain(short) {
         let key = platform_key(&run.backend, &run.platform);
-        let derived = mode == "short"
-            && next
-                .get("full")
+        let derived = cut_from(mode).is_some_and(|(from, ticks)| {
+            next.get(from)
                 .and_then(|m| m.get(&run.backend))
                 .and_then(|p| p.get(&key))
                 .is_some_and(|a| {
-                    first_diff(&run.checkpoints, &known::prefix(a, SHORT_TICKS).checkpoints)
-                        .is_none()
-                });
+                    first_diff(&run.checkpoints, &known::prefix(a, ticks).checkpoints).is_none()
+                })
+        });
         let answers = next
             .entry(mode.to_owned())
             .or_default()
@@ -801,7 +821,7 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
                 .filter(|(i, _, r)| {
                     variants[*i].target.name == t.name
                         && r.backend == backend
-                        && (r.mode == PHYSICS) == physics
+                        && is_physics(r) == physics
                 })
                 .collect();
             let Some(&&(ri, _, reference)) = these.first() else {
@@ -906,7 +926,7 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
                         .find(|(m, r)| {
                             r.backend == run.backend
                                 && r.platform == run.platform
-                                && (*m == PHYSICS) == (mode == PHYSICS)
+                                && physics_mode(m) == physics_mode(mode)
                         })
                         .map(|(_, r)| *r);
                     rows.push(Row {
@@ -914,7 +934,7 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
                         build: format!(
                             "control ({}{}, nudged at {})",
                             v.build.name,
-                            if mode == PHYSICS { ", physics" } else { "" },
+                            if physics_mode(mode) { ", physics" } else { "" },
                             run.perturb
                                 .map_or_else(|| "-".to_owned(), |t| t.to_string())
                         ),
