@@ -12,18 +12,17 @@
 
 mod support;
 
-use std::net::{SocketAddr, TcpListener, UdpSocket};
+use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use laige_core::Fpx16_16;
-use laige_net::fault::{Faults, FaultySocket};
+use laige_net::fault::Faults;
 use laige_net::{
-    Advance, EpochChange, NetConfig, NetSession, NetStats, Seat, SocketFactory, TickPacer,
-    UdpNonBlockingSocket,
+    Advance, EpochChange, NetConfig, NetSession, NetStats, Seat, TickPacer, UdpNonBlockingSocket,
 };
-use support::{Steer, game, script_input};
+use support::{Steer, epoch_sockets, game, script_input};
 
 const RATE_HZ: usize = 120;
 const JOIN_AFTER: u64 = 600;
@@ -38,24 +37,6 @@ fn config() -> NetConfig {
         confirmed_log: 4096,
         ..NetConfig::default()
     }
-}
-
-/// Opens each epoch's socket on a fresh loopback port.
-fn sockets(faults: Faults) -> SocketFactory {
-    Box::new(move || {
-        let port = UdpSocket::bind("127.0.0.1:0")
-            .and_then(|s| s.local_addr())
-            .map(|a| a.port())
-            .map_err(|e| {
-                laige_core::Error::new(laige_core::ErrorCode::Io, laige_net::events::EPOCH_FAILED)
-                    .with_detail(e.to_string())
-            })?;
-        let socket = UdpNonBlockingSocket::bind_to_port(port).map_err(|e| {
-            laige_core::Error::new(laige_core::ErrorCode::Io, laige_net::events::EPOCH_FAILED)
-                .with_detail(e.to_string())
-        })?;
-        Ok((Box::new(FaultySocket::new(socket, faults)?) as _, port))
-    })
 }
 
 struct Result3 {
@@ -149,7 +130,7 @@ fn a_player_joins_a_running_session_and_all_three_agree() {
             let mut session =
                 NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 3), config(), &seats, socket)
                     .unwrap();
-            let factory = sockets(Faults::default());
+            let factory = epoch_sockets(Faults::default());
             match listener {
                 Some(listener) => session.driver_mut().host_epochs(listener, factory),
                 None => session
@@ -176,7 +157,7 @@ fn a_player_joins_a_running_session_and_all_three_agree() {
                 config(),
                 host_addr,
                 None,
-                sockets(Faults::default()),
+                epoch_sockets(Faults::default()),
             )
             .unwrap();
             run(2, &mut session, &host_tick, &done);
@@ -271,7 +252,7 @@ fn a_vanished_player_rejoins_a_spectator_joins_late_and_the_delay_changes() {
             let cfg = config_fast_disconnect();
             let mut session =
                 NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 3), cfg, &seats, socket).unwrap();
-            let factory = sockets(Faults::default());
+            let factory = epoch_sockets(Faults::default());
             match listener {
                 Some(listener) => session.driver_mut().host_epochs(listener, factory),
                 None => session
@@ -290,7 +271,7 @@ fn a_vanished_player_rejoins_a_spectator_joins_late_and_the_delay_changes() {
                     cfg,
                     host_addr,
                     Some(me),
-                    sockets(Faults::default()),
+                    epoch_sockets(Faults::default()),
                 )
                 .unwrap();
                 assert!(run_until(
@@ -320,7 +301,7 @@ fn a_vanished_player_rejoins_a_spectator_joins_late_and_the_delay_changes() {
                 game::<Fpx16_16>(64, 3),
                 config_fast_disconnect(),
                 host_addr,
-                sockets(Faults::default()),
+                epoch_sockets(Faults::default()),
             )
             .unwrap();
             assert!(run_until(9, &mut session, &host_tick, &done, 4, None, None));

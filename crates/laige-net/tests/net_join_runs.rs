@@ -15,17 +15,15 @@
 
 mod support;
 
-use std::net::{SocketAddr, TcpListener, UdpSocket};
+use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use laige_core::Fpx16_16;
 use laige_net::fault::{Faults, FaultySocket};
-use laige_net::{
-    Advance, NetConfig, NetSession, Seat, SocketFactory, TickPacer, UdpNonBlockingSocket,
-};
-use support::{Steer, game, script_input};
+use laige_net::{Advance, NetConfig, NetSession, Seat, TickPacer, UdpNonBlockingSocket};
+use support::{Steer, epoch_sockets, game, script_input};
 
 const RATE_HZ: usize = 240;
 const JOIN_AFTER: u64 = 60;
@@ -50,28 +48,6 @@ fn faults(seed: u64) -> Faults {
         seed,
         ..Faults::default()
     }
-}
-
-fn io(e: &std::io::Error) -> laige_core::Error {
-    laige_core::Error::new(laige_core::ErrorCode::Io, laige_net::events::EPOCH_FAILED)
-        .with_detail(e.to_string())
-}
-
-/// A faulty socket on a fresh loopback port per epoch.
-fn sockets(seed: u64) -> SocketFactory {
-    let mut n = 0;
-    Box::new(move || {
-        n += 1;
-        let port = UdpSocket::bind("127.0.0.1:0")
-            .and_then(|s| s.local_addr())
-            .map_err(|e| io(&e))?
-            .port();
-        let socket = UdpNonBlockingSocket::bind_to_port(port).map_err(|e| io(&e))?;
-        Ok((
-            Box::new(FaultySocket::new(socket, faults(seed * 31 + n))?) as _,
-            port,
-        ))
-    })
 }
 
 struct Peer {
@@ -157,10 +133,12 @@ fn scenario(seed: u64) -> RunResult {
                     NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 3), config(), &seats, socket)
                         .map_err(|e| e.to_string())?;
                 match listener {
-                    Some(l) => s.driver_mut().host_epochs(l, sockets(seed)),
-                    None => s
-                        .driver_mut()
-                        .member_epochs(host_addr, Some(me), sockets(seed)),
+                    Some(l) => s.driver_mut().host_epochs(l, epoch_sockets(faults(seed))),
+                    None => s.driver_mut().member_epochs(
+                        host_addr,
+                        Some(me),
+                        epoch_sockets(faults(seed)),
+                    ),
                 }
                 .map_err(|e| e.to_string())?;
                 s
@@ -177,7 +155,7 @@ fn scenario(seed: u64) -> RunResult {
                     config(),
                     host_addr,
                     None,
-                    sockets(seed),
+                    epoch_sockets(faults(seed)),
                 )
                 .map_err(|e| e.to_string())?
             };

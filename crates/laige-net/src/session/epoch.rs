@@ -46,6 +46,18 @@ use crate::input::{PlayerInput, PlayerInputs};
 use crate::outcome::{Advance, NetEnd};
 use crate::seat::Seat;
 
+/// What begins an epoch: its number and first tick, the input delay, the
+/// seats and spectators as this peer sees them, and the encoded world's
+/// bytes this peer sent or received for it.
+pub(super) struct EpochStart {
+    pub(super) epoch: u32,
+    pub(super) tick: u64,
+    pub(super) input_delay: u8,
+    pub(super) roster: Vec<Seat>,
+    pub(super) spectators: Vec<SocketAddr>,
+    pub(super) snapshot_bytes: usize,
+}
+
 /// A GGRS socket for one epoch (each epoch listens on a fresh port, so a
 /// late datagram of the previous epoch reaches nobody).
 pub type EpochSocket = Box<dyn NonBlockingSocket<SocketAddr>>;
@@ -416,21 +428,16 @@ impl<I: PlayerInput> NetDriver<I> {
                                 }
                                 self.stats.resyncs += 1;
                             }
-                            let host_ip = link.peer.ip();
-                            let roster = roster_for(&seats, your_seat, host_ip);
-                            let socket = e.next.take().ok_or_else(|| {
-                                epoch_failed("no socket was opened for the next epoch".into())
-                            })?;
-                            self.begin_epoch(
-                                world,
+                            let roster = roster_for(&seats, your_seat, link.peer.ip());
+                            let start = EpochStart {
                                 epoch,
                                 tick,
                                 input_delay,
                                 roster,
                                 spectators,
-                                socket,
-                                0,
-                            )?;
+                                snapshot_bytes: snapshot.len(),
+                            };
+                            self.begin_epoch(world, start, &mut e.next)?;
                             e.stop_at = None;
                             e.final_hash = None;
                             return Ok(Some(Advance::Waiting));
@@ -486,19 +493,15 @@ impl<I: PlayerInput> NetDriver<I> {
                     .map(|s| if *s == Seat::Local { Seat::Empty } else { *s })
                     .collect();
                 *joined = true;
-                let socket = e.next.take().ok_or_else(|| {
-                    epoch_failed("no socket was opened for the first epoch".into())
-                })?;
-                self.begin_epoch(
-                    world,
+                let start = EpochStart {
                     epoch,
                     tick,
                     input_delay,
                     roster,
                     spectators,
-                    socket,
-                    snapshot.len(),
-                )?;
+                    snapshot_bytes: snapshot.len(),
+                };
+                self.begin_epoch(world, start, &mut e.next)?;
                 return Ok(Some(Advance::Waiting));
             }
         }
@@ -595,22 +598,25 @@ impl<I: PlayerInput> NetDriver<I> {
     }
 
     /// Replaces the GGRS session by the next epoch's, frame 0 being
-    /// `tick` (the world's tick, final on every peer).
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one epoch's parameters, from one message"
-    )]
-    fn begin_epoch(
+    /// `start.tick` (the world's tick, final on every peer), on the socket
+    /// opened for it (`next`).
+    pub(super) fn begin_epoch(
         &mut self,
-        world: &mut World,
-        epoch: u32,
-        tick: u64,
-        input_delay: u8,
-        roster: Vec<Seat>,
-        spectators: Vec<SocketAddr>,
-        socket: EpochSocket,
-        snapshot_bytes: usize,
+        world: &World,
+        start: EpochStart,
+        next: &mut Option<EpochSocket>,
     ) -> Result<()> {
+        let EpochStart {
+            epoch,
+            tick,
+            input_delay,
+            roster,
+            spectators,
+            snapshot_bytes,
+        } = start;
+        let socket = next
+            .take()
+            .ok_or_else(|| epoch_failed(format!("no socket was opened for epoch {epoch}")))?;
         debug_assert_eq!(world.tick(), tick);
         let joined: Vec<usize> = (0..roster.len())
             .filter(|&s| self.roster.get(s) == Some(&Seat::Empty) && roster[s] != Seat::Empty)

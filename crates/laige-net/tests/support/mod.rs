@@ -211,3 +211,29 @@ impl BumpLog {
             .unwrap();
     }
 }
+
+/// Opens each epoch's socket on a fresh loopback port, through `faults`
+/// (the seed varies per epoch).
+pub fn epoch_sockets(faults: laige_net::fault::Faults) -> laige_net::SocketFactory {
+    let mut epoch = 0;
+    Box::new(move || {
+        epoch += 1;
+        let io = |e: std::io::Error| {
+            laige_core::Error::new(laige_core::ErrorCode::Io, laige_net::events::EPOCH_FAILED)
+                .with_detail(e.to_string())
+        };
+        let port = UdpSocket::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .map_err(io)?
+            .port();
+        let socket = laige_net::UdpNonBlockingSocket::bind_to_port(port).map_err(io)?;
+        let faults = laige_net::fault::Faults {
+            seed: faults.seed.wrapping_mul(31).wrapping_add(epoch),
+            ..faults
+        };
+        Ok((
+            Box::new(laige_net::fault::FaultySocket::new(socket, faults)?) as _,
+            port,
+        ))
+    })
+}

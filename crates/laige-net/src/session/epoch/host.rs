@@ -9,7 +9,7 @@ use laige_sim::{SystemSchedule, World};
 
 use super::super::NetDriver;
 use super::super::wire::{Link, Msg};
-use super::{Epochs, Role, epoch_failed};
+use super::{EpochStart, Epochs, Role, epoch_failed};
 use crate::events;
 use crate::input::PlayerInput;
 use crate::outcome::Advance;
@@ -276,20 +276,15 @@ impl<I: PlayerInput> NetDriver<I> {
                 (_, None) => Seat::Empty,
             })
             .collect();
-        let socket = e
-            .next
-            .take()
-            .ok_or_else(|| epoch_failed("no socket was opened for the next epoch".into()))?;
-        self.begin_epoch(
-            world,
+        let start = EpochStart {
             epoch,
             tick,
             input_delay,
             roster,
             spectators,
-            socket,
-            bytes,
-        )?;
+            snapshot_bytes: bytes,
+        };
+        self.begin_epoch(world, start, &mut e.next)?;
         e.stop_at = None;
         e.final_hash = None;
         Ok(Some(Advance::Waiting))
