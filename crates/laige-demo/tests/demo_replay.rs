@@ -97,6 +97,7 @@ fn with_input_dropped(src: &Path, dst: &Path, at: u64) {
                 rec.record_input_bytes(tick, p).unwrap();
             }
             Record::Hash { tick, hash } => rec.record_hash(tick, hash).unwrap(),
+            Record::Keyframe { tick, payload } => rec.record_keyframe(tick, payload).unwrap(),
             Record::End { .. } => {}
         }
     }
