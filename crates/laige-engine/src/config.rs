@@ -18,6 +18,9 @@
 //! window_title = "laige"    # 1..=256 characters, no control characters
 //! pause_on_focus_lost = false
 //!
+//! [replay]
+//! keyframe_interval = 256    # a keyframe every N recorded ticks; 0 = none
+//!
 //! [log]
 //! filter = "info"            # levels and target=level, e.g. "warn,laige_sim=debug"
 //! format = "compact"         # or "json"
@@ -87,6 +90,34 @@ pub struct EngineConfig {
     pub render: RenderConfig,
     /// `[log]`: the default subscriber.
     pub log: LogConfig,
+    /// `[replay]`: what a recording (`EngineBuilder::record`) carries
+    /// besides inputs and hashes.
+    pub replay: ReplayConfig,
+}
+
+/// The keyframe interval of a recording unless the config says otherwise:
+/// a whole-world snapshot every 256 ticks (about 4.3 s at 60 Hz). Chosen
+/// from `cargo xtask bench replay` on the 10 000-entity demo: a seek
+/// re-simulates at most 255 ticks after decoding one keyframe, and a
+/// keyframe costs one encode every 256 ticks (see the bench report's
+/// `replay` rows and budgets.json).
+pub const DEFAULT_KEYFRAME_INTERVAL: u32 = 256;
+
+/// `[replay]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplayConfig {
+    /// A keyframe (the world encoded as snapshot bytes) every this many
+    /// ticks of a recording, and at tick 0; 0 records none (a seek then
+    /// re-simulates from tick 0). Default [`DEFAULT_KEYFRAME_INTERVAL`].
+    pub keyframe_interval: u32,
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        Self {
+            keyframe_interval: DEFAULT_KEYFRAME_INTERVAL,
+        }
+    }
 }
 
 /// `[determinism]`.
@@ -179,6 +210,13 @@ struct RawConfig {
     determinism: RawDeterminism,
     render: RawRender,
     log: RawLog,
+    replay: RawReplay,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawReplay {
+    keyframe_interval: Option<u32>,
 }
 
 #[derive(Deserialize, Default)]
@@ -406,6 +444,11 @@ impl EngineConfig {
             cfg.render.window_title = title;
         }
         validate_window(&cfg.render).map_err(laige_core::diag::reported)?;
+
+        // [replay]
+        if let Some(k) = raw.replay.keyframe_interval {
+            cfg.replay.keyframe_interval = k;
+        }
 
         // [log]
         if let Some(filter) = raw.log.filter {
