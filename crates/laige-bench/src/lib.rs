@@ -14,6 +14,7 @@ pub mod math;
 pub mod net;
 pub mod physics;
 pub mod render_pipeline;
+pub mod replay;
 pub mod report;
 pub mod sim;
 pub mod sprites;
@@ -33,4 +34,5 @@ pub const AREAS: &[(&str, AreaFn)] = &[
     ("sim", sim::run),
     ("sprites", sprites::run),
     ("render_pipeline", render_pipeline::run),
+    ("replay", replay::run),
 ];

@@ -109,6 +109,11 @@ pub struct Args {
     /// Repeat it (`--seek 900 --seek 30`) to seek again from there.
     #[arg(long, value_name = "TICK", requires = "replay")]
     pub seek: Vec<u64>,
+    /// With --seek: write the state reached by each seek to
+    /// DIR/tick-N.dump (every component value and field, with its hash and
+    /// value: what `cargo xtask replay-diff` compares).
+    #[arg(long, value_name = "DIR", requires = "seek")]
+    pub dump_dir: Option<PathBuf>,
     /// Headless: play the input log FILE (what the demo's page exports:
     /// every event at its recorded tick and time) instead of the scripted
     /// session.

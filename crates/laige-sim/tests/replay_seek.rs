@@ -8,7 +8,7 @@
 use laige_core::{Fpx16_16, SimScalar, Vec2};
 use laige_sim::events;
 use laige_sim::replay::{
-    FORMAT_VERSION, Record, Replay, ReplayHeader, ReplayPlayer, ReplayRecorder, SeekStart,
+    self, FORMAT_VERSION, Record, Replay, ReplayHeader, ReplayPlayer, ReplayRecorder, SeekStart,
     WorldTarget,
 };
 use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig};
@@ -77,6 +77,11 @@ fn apply(w: &mut World, tick: u64, input: &[u8]) -> laige_core::Result<()> {
 /// Records `TICKS` ticks with a keyframe every `KEYFRAMES`; returns the
 /// file and the state hash after every tick count (a straight run).
 fn record(keyframe_interval: u32) -> (Vec<u8>, Vec<u64>) {
+    record_changed(keyframe_interval, None)
+}
+
+/// [`record`] by a changed build: one velocity nudged at tick `perturb`.
+fn record_changed(keyframe_interval: u32, perturb: Option<u64>) -> (Vec<u8>, Vec<u64>) {
     let mut w = world();
     let schedule = w.schedule_systems();
     let mut header = ReplayHeader::new(S::BACKEND, 11, 0);
@@ -94,6 +99,16 @@ fn record(keyframe_interval: u32) -> (Vec<u8>, Vec<u64>) {
         let input = [input_at(tick)];
         rec.record_input_bytes(tick, &input).unwrap();
         apply(&mut w, tick, &input).unwrap();
+        if perturb == Some(tick) {
+            for v in w
+                .ecs_mut()
+                .query_mut::<&mut Velocity<S>>()
+                .into_iter()
+                .take(1)
+            {
+                v.0.x += S::from_ratio(1, 65_536);
+            }
+        }
         w.run_systems(&schedule).unwrap();
         hashes.push(w.state_hash());
         rec.record_hash(tick + 1, w.state_hash()).unwrap();
@@ -181,6 +196,31 @@ fn a_changed_build_is_caught_by_the_hashes_after_the_keyframe() {
     let r = player.seek(260).unwrap();
     assert_eq!(r.start, SeekStart::Keyframe(256));
     assert!(r.divergence.is_none(), "{r}");
+}
+
+#[test]
+fn two_recordings_are_bisected_to_their_first_differing_tick() {
+    let (a, _) = record(KEYFRAMES);
+    let (b, _) = record_changed(KEYFRAMES, Some(300));
+    let (a, b) = (Replay::parse(&a).unwrap(), Replay::parse(&b).unwrap());
+    let d = replay::first_difference(&a, &b)
+        .unwrap()
+        .expect("they differ");
+    assert_eq!((d.tick, d.last_equal), (301, Some(300)));
+    assert_eq!(d.keyframe, Some(256));
+    assert_eq!(d.input, None);
+    assert!(
+        d.to_string()
+            .contains("first differ at tick 301 (tick 300 is equal)"),
+        "{d}"
+    );
+    assert_eq!(replay::first_difference(&a, &a).unwrap(), None);
+    // Not one run: refused, naming the field.
+    let mut rec = ReplayRecorder::new(Vec::new(), ReplayHeader::new(S::BACKEND, 12, 0)).unwrap();
+    rec.record_hash(0, 0).unwrap();
+    let c = Replay::parse(&rec.finish().unwrap()).unwrap();
+    let e = replay::first_difference(&a, &c).unwrap_err();
+    assert_eq!(e.field(), Some("seed"));
 }
 
 /// The byte offset of the keyframe record of `tick` in `bytes`.

@@ -29,6 +29,7 @@
 //!
 #![doc = include_str!("contract.md")]
 
+mod compare;
 pub(crate) mod crc32;
 mod format;
 mod reader;
@@ -38,6 +39,7 @@ mod writer;
 
 use laige_core::{Error, ErrorCode, Result};
 
+pub use compare::{ReplayDifference, first_difference};
 pub use format::{
     DEFAULT_HASH_INTERVAL, DEFAULT_KEYFRAME_INTERVAL, ENGINE_VERSION, FORMAT_VERSION,
     FORMAT_VERSION_V1, MAGIC, MAX_ENGINE_VERSION_BYTES, MAX_KEYFRAME_BYTES, MAX_PAYLOAD_BYTES,
