@@ -6,13 +6,16 @@
 //! - The recording: the demo run in-process through the engine
 //!   (`EngineBuilder::record`, unpaced, no renderer) for `RECORD_TICKS`
 //!   ticks (quick mode: 6 000) with the default keyframe interval
-//!   (`laige_engine::DEFAULT_KEYFRAME_INTERVAL`, 256) and a state hash
+//!   (`laige_engine::DEFAULT_KEYFRAME_INTERVAL`, 64) and a state hash
 //!   after every tick. `replay.record.fx.10k.wall_s` is how long that took.
 //! - `replay.seek.fx.10k.{p50,p99,max}_ms`: `ReplayPlayback::seek` from the
 //!   previous target to the next of `SEEKS` random targets (a scrubbing
 //!   user: random tick to random tick) — one keyframe decoded and loaded
-//!   (or the player's own state, when nearer), then up to 255 ticks
+//!   (or the player's own state, when nearer), then up to 63 ticks
 //!   re-simulated, each recorded hash compared. The distribution is kept.
+//! - `replay.interval.k<K>.*` (K = 32, 128, 256): the same recording and
+//!   seek figures for other keyframe intervals, on the quick recording's
+//!   6 000 ticks (the interval's trade-off: seek time against size).
 //!   Every seek must land on the recorded hash (checked, not timed).
 //! - `replay.keyframe.fx.10k.write_us`: one keyframe as the recording
 //!   writes it (the world saved into a ring slot, encoded in the snapshot
@@ -67,7 +70,8 @@ pub fn run(b: &mut Bench) {
         "replay.keyframe.fx.10k",
         "replay.bytes_per_minute.fx.10k",
     ];
-    if !figures.iter().any(|f| b.wants(f)) {
+    let main = figures.iter().any(|f| b.wants(f));
+    if !main && !b.wants("replay.interval") {
         return;
     }
     let ticks = if b.quick() {
@@ -81,15 +85,29 @@ pub fn run(b: &mut Bench) {
         return;
     }
     let path = dir.join("demo-10k.lrp");
-    let result = measure(b, &path, ticks);
-    let _ = std::fs::remove_dir_all(&dir);
-    if let Err(e) = result {
+    if main && let Err(e) = measure(b, &path, ticks, DEFAULT_KEYFRAME_INTERVAL, "replay") {
         eprintln!("replay: failed: {e}");
     }
+    // The interval's trade-off: seek time against size, on the quick
+    // recording's length (a seek's cost does not depend on it).
+    if b.wants("replay.interval") {
+        for k in INTERVALS {
+            let name = format!("replay.interval.k{k}");
+            if let Err(e) = measure(b, &path, QUICK_RECORD_TICKS, k, &name) {
+                eprintln!("replay: {name} failed: {e}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn builder() -> laige_engine::EngineBuilder<Demo> {
-    let config = EngineConfig::default();
+/// The keyframe intervals of the trade-off figures
+/// (`replay.interval.k<K>.*`).
+pub const INTERVALS: [u32; 3] = [32, 128, 256];
+
+fn builder(keyframe_interval: u32) -> laige_engine::EngineBuilder<Demo> {
+    let mut config = EngineConfig::default();
+    config.replay.keyframe_interval = keyframe_interval;
     Engine::builder()
         .game(Demo {
             entities: ENTITIES,
@@ -107,13 +125,23 @@ fn builder() -> laige_engine::EngineBuilder<Demo> {
         .replay_identity(replay_identity(ENTITIES))
 }
 
-fn measure(b: &mut Bench, path: &std::path::Path, ticks: u64) -> laige_engine::Result<()> {
+/// Records `ticks` ticks with a keyframe every `interval` and measures
+/// under `area` (`replay` for the default interval, `replay.interval.kK`
+/// for the trade-off rows).
+fn measure(
+    b: &mut Bench,
+    path: &std::path::Path,
+    ticks: u64,
+    interval: u32,
+    area: &str,
+) -> laige_engine::Result<()> {
+    let full = area == "replay";
     // The recording.
     let tick_rate = EngineConfig::default().game_loop.tick_rate_hz;
     let seconds = ticks.div_ceil(u64::from(tick_rate)) + 1;
-    eprintln!("replay: recording {ticks} ticks of the 10k demo");
+    eprintln!("replay: recording {ticks} ticks of the 10k demo, a keyframe every {interval}");
     let started = Instant::now();
-    let report = builder()
+    let report = builder(interval)
         .scripted_input(laige_demo::headless_script(seconds, tick_rate))
         .record(path)
         .build()?
@@ -123,10 +151,14 @@ fn measure(b: &mut Bench, path: &std::path::Path, ticks: u64) -> laige_engine::R
         eprintln!("replay: the recording run failed: {}", report.exit);
         return Ok(());
     }
-    b.record("replay.record.fx.10k.wall_s", wall, "s");
-    b.record("replay.record.fx.10k.ticks", ticks as f64, "ticks");
+    b.record(&format!("{area}.record.fx.10k.wall_s"), wall, "s");
+    b.record(
+        &format!("{area}.record.fx.10k.ticks"),
+        ticks as f64,
+        "ticks",
+    );
     let tick_us = wall * 1e6 / ticks as f64;
-    b.record("replay.record.fx.10k.tick_us", tick_us, "us");
+    b.record(&format!("{area}.record.fx.10k.tick_us"), tick_us, "us");
 
     // Its size, with and without its keyframe records.
     let file_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
@@ -137,31 +169,31 @@ fn measure(b: &mut Bench, path: &std::path::Path, ticks: u64) -> laige_engine::R
     let without = file_bytes - keyframe_payload - 17 * keyframes;
     let per_minute = |bytes: u64| bytes as f64 / ticks as f64 * 3_600.0 / 1e6;
     b.record(
-        "replay.bytes_per_minute.fx.10k.with_keyframes_mb",
+        &format!("{area}.bytes_per_minute.fx.10k.with_keyframes_mb"),
         per_minute(file_bytes),
         "MB",
     );
     b.record(
-        "replay.bytes_per_minute.fx.10k.without_keyframes_mb",
+        &format!("{area}.bytes_per_minute.fx.10k.without_keyframes_mb"),
         per_minute(without),
         "MB",
     );
     b.record(
-        "replay.bytes_per_minute.fx.10k.keyframe_bytes",
+        &format!("{area}.bytes_per_minute.fx.10k.keyframe_bytes"),
         keyframe_payload as f64 / keyframes.max(1) as f64,
         "B",
     );
     b.record(
-        "replay.record.fx.10k.file_mb",
+        &format!("{area}.record.fx.10k.file_mb"),
         file_bytes as f64 / 1e6,
         "MB",
     );
     drop(replay);
 
     // Seeking: random tick to random tick.
-    let mut playback = builder().build()?.replay_player(path)?;
+    let mut playback = builder(interval).build()?.replay_player(path)?;
     let recorded = Replay::read(path)?;
-    let seeks = if b.quick() { 30 } else { SEEKS };
+    let seeks = if b.quick() || !full { 30 } else { SEEKS };
     let mut rng = SimRng::new(0x5eec);
     let mut ms = Vec::with_capacity(seeks);
     let mut resimulated = 0_u64;
@@ -177,14 +209,17 @@ fn measure(b: &mut Bench, path: &std::path::Path, ticks: u64) -> laige_engine::R
         }
     }
     let stats = Stats::of(&mut ms);
-    b.record("replay.seek.fx.10k.p50_ms", stats.median, "ms");
-    b.record("replay.seek.fx.10k.p99_ms", stats.p99, "ms");
-    b.record("replay.seek.fx.10k.max_ms", stats.max, "ms");
+    b.record(&format!("{area}.seek.fx.10k.p50_ms"), stats.median, "ms");
+    b.record(&format!("{area}.seek.fx.10k.p99_ms"), stats.p99, "ms");
+    b.record(&format!("{area}.seek.fx.10k.max_ms"), stats.max, "ms");
     b.record(
-        "replay.seek.fx.10k.mean_resimulated_ticks",
+        &format!("{area}.seek.fx.10k.mean_resimulated_ticks"),
         resimulated as f64 / seeks as f64,
         "ticks",
     );
+    if !full {
+        return Ok(());
+    }
     b.record_distribution("replay.seek.fx.10k", &stats.samples, 1.0, "ms");
 
     // One keyframe as the recording writes it, on the recording's last

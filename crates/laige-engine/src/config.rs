@@ -19,7 +19,7 @@
 //! pause_on_focus_lost = false
 //!
 //! [replay]
-//! keyframe_interval = 256    # a keyframe every N recorded ticks; 0 = none
+//! keyframe_interval = 64     # a keyframe every N recorded ticks; 0 = none
 //!
 //! [log]
 //! filter = "info"            # levels and target=level, e.g. "warn,laige_sim=debug"
@@ -96,14 +96,29 @@ pub struct EngineConfig {
 }
 
 /// The keyframe interval of a recording unless the config says otherwise:
-/// a whole-world snapshot every 256 ticks (about 4.3 s at 60 Hz). Chosen
-/// from `cargo xtask bench replay` on the 10 000-entity demo: a seek
-/// re-simulates at most 255 ticks after decoding one keyframe, and a
-/// keyframe costs one encode every 256 ticks (see the bench report's
-/// `replay` rows and budgets.json).
-pub const DEFAULT_KEYFRAME_INTERVAL: u32 = 256;
+/// a whole-world snapshot every 64 ticks (about 1.07 s at 60 Hz). Chosen
+/// from `cargo xtask bench replay` on the 10 000-entity demo (Fpx16_16):
+/// a seek loads one keyframe and re-simulates at most 63 ticks, each about
+/// 1.3 ms with its state hash checked, so its worst case is near 85 ms
+/// (256 would be about 330 ms; 32 meets a 50 ms goal at twice the size);
+/// a keyframe of the demo is about 470 KB and costs about 0.4 ms to write,
+/// under 0.5 % of a recorded tick spread over 64 ticks, but its size
+/// dominates the file: about 27 MB per minute against 0.18 MB without
+/// keyframes (budgets.json's `replay.*` rows hold the measured figures).
+pub const DEFAULT_KEYFRAME_INTERVAL: u32 = 64;
 
 /// `[replay]`.
+///
+/// ```
+/// use laige_engine::{DEFAULT_KEYFRAME_INTERVAL, EngineConfig};
+///
+/// assert_eq!(EngineConfig::default().replay.keyframe_interval, DEFAULT_KEYFRAME_INTERVAL);
+/// let cfg = EngineConfig::from_toml_str("[replay]\nkeyframe_interval = 0\n", "inline")?;
+/// assert_eq!(cfg.replay.keyframe_interval, 0);
+/// let err = EngineConfig::from_toml_str("[replay]\nkeyframe_interval = -1\n", "inline").unwrap_err();
+/// assert_eq!(err.field(), Some("replay.keyframe_interval"));
+/// # Ok::<(), laige_core::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReplayConfig {
     /// A keyframe (the world encoded as snapshot bytes) every this many
