@@ -123,9 +123,9 @@ pub(crate) fn compare(a: &Dump, b: &Dump) -> Vec<String> {
 }
 
 /// The differing fields of one value: `field PATH: hash A vs B` (with
-/// both values first when both lines carry them: `field PATH: 1.5 vs 1.25
-/// (hash A vs B)`), or a field only one side has (an enum in another
-/// variant).
+/// both values after when both lines carry them: `field PATH: hash A vs B
+/// (values 1.5 vs 1.25)`), or a field only one side has (an enum in
+/// another variant).
 fn differing_fields(a: &[Field], b: &[Field]) -> Vec<String> {
     let find = |side: &[Field], path: &str| side.iter().find(|(p, _, _)| p == path).cloned();
     let mut out = Vec::new();
@@ -134,7 +134,9 @@ fn differing_fields(a: &[Field], b: &[Field]) -> Vec<String> {
             Some((_, hb, _)) if hb == *ha => {}
             Some((_, hb, vb)) => match (va, vb) {
                 (Some(va), Some(vb)) => {
-                    out.push(format!("field {path}: {va} vs {vb} (hash {ha} vs {hb})"));
+                    out.push(format!(
+                        "field {path}: hash {ha} vs {hb} (values {va} vs {vb})"
+                    ));
                 }
                 _ => out.push(format!("field {path}: hash {ha} vs {hb}")),
             },
@@ -239,7 +241,9 @@ mod tests {
         let d = compare(&parse(&a).unwrap(), &parse(&b).unwrap());
         assert_eq!(
             d,
-            ["component test.avatar, entity 65v1, field pos.y: 1.5 vs 1.25 (hash 0x22 vs 0x98)"]
+            [
+                "component test.avatar, entity 65v1, field pos.y: hash 0x22 vs 0x98 (values 1.5 vs 1.25)"
+            ]
         );
         assert!(parse(&a.replace("1.5", "1.5 extra")).is_err());
     }

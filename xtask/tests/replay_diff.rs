@@ -102,9 +102,11 @@ fn a_changed_system_is_bisected_to_its_tick_entity_and_field() {
             && field.contains(", field 0.y: "),
         "{field}"
     );
-    let values = field.split(": ").nth(1).unwrap();
+    let values = field
+        .split_once("(values ")
+        .and_then(|(_, v)| v.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("no values: {field}"));
     let (va, vb) = values.split_once(" vs ").unwrap();
-    let vb = vb.split(' ').next().unwrap();
     assert_ne!(va, vb, "{field}");
     assert!(out.contains("the recordings diverge at tick 301"), "{out}");
     // Without the changed build on side B, that side does not reproduce

@@ -207,7 +207,7 @@ type FieldEntry = (String, u64, Option<String>);
 
 /// The first field whose hash differs (or that one breakdown lacks: an
 /// enum in two variants), as `(path, detail)`; the detail gives both
-/// values where the field's type says them.
+/// values after the hashes where the field's type says them.
 fn first_field_difference(a: &[FieldEntry], b: &[FieldEntry]) -> Option<(String, String)> {
     for (path, ha, ta) in a {
         match b.iter().find(|(p, _, _)| p == path) {
@@ -215,7 +215,7 @@ fn first_field_difference(a: &[FieldEntry], b: &[FieldEntry]) -> Option<(String,
             Some((_, hb, tb)) => {
                 let detail = match (ta, tb) {
                     (Some(va), Some(vb)) => {
-                        format!("values {va} and {vb} (field hashes {ha:#018x} and {hb:#018x})")
+                        format!("field hashes {ha:#018x} and {hb:#018x} (values {va} and {vb})")
                     }
                     _ => format!("field hashes {ha:#018x} and {hb:#018x}"),
                 };
