@@ -141,23 +141,18 @@ fn a_changed_input_is_reported_at_its_first_differing_tick() {
 fn damaged_or_mismatched_replays_are_clear_errors() {
     let d = dir("bad");
     let good = d.join("good.lrp");
-    record(&good, &[]);
+    // Without keyframes: every byte is an input or a hash record, so a cut
+    // or a flip anywhere is the file's damage (a keyframe's own damage is
+    // tests/demo_seek.rs's).
+    let cfg = d.join("no-keyframes.toml");
+    std::fs::write(&cfg, "[replay]\nkeyframe_interval = 0\n").unwrap();
+    record(&good, &["--config", cfg.to_str().unwrap()]);
     let bytes = std::fs::read(&good).unwrap();
 
     // Cut short (a crash mid-recording): the valid prefix is verified and
-    // reported as torn (exit 6), naming the torn record. The cut is half
-    // way through the ticks after the keyframe of tick 0.
-    let kf = Replay::parse(&bytes)
-        .unwrap()
-        .keyframes()
-        .next()
-        .unwrap()
-        .bytes
-        .to_vec();
-    let kf_end = bytes.windows(64).position(|w| w == &kf[..64]).unwrap() + kf.len();
-    let cut = kf_end + (bytes.len() - kf_end) / 2;
+    // reported as torn (exit 6), naming the torn record.
     let torn = d.join("torn.lrp");
-    std::fs::write(&torn, &bytes[..cut]).unwrap();
+    std::fs::write(&torn, &bytes[..bytes.len() / 2]).unwrap();
     let (code, out, err) = run(&["--replay", torn.to_str().unwrap(), "--entities", "400"]);
     assert_eq!(
         code,
@@ -166,7 +161,7 @@ fn damaged_or_mismatched_replays_are_clear_errors() {
     );
     assert!(err.contains("replay/corrupt"), "{err}");
     assert!(err.contains("byte offset"), "{err}");
-    let prefix = Replay::parse_prefix(&bytes[..cut]).unwrap();
+    let prefix = Replay::parse_prefix(&bytes[..bytes.len() / 2]).unwrap();
     let n = prefix.replay.ticks();
     let verified = prefix.replay.checkpoints().last().unwrap().0;
     assert!(
@@ -178,10 +173,8 @@ fn damaged_or_mismatched_replays_are_clear_errors() {
 
     // A flipped byte in the middle: the record's CRC names it.
     // (A flip inside a length field reads as a torn tail, so take the
-    // first byte from a third of the ticks in whose flip the reader calls
-    // damage; one in the keyframe is the keyframe's damage, not the
-    // file's.)
-    let flipped = (kf_end + (bytes.len() - kf_end) / 3..bytes.len())
+    // first byte from a third in whose flip the reader calls damage.)
+    let flipped = (bytes.len() / 3..bytes.len())
         .map(|at| {
             let mut f = bytes.clone();
             f[at] ^= 0x40;
