@@ -5,27 +5,33 @@
 //! The dump is text: `laige-snapshot 1`, `tick N`, `state_hash H`, one
 //! `type NAME H` line per per-type hash, then one `value NAME ENTITY H`
 //! line per component value, sorted, each optionally followed by its
-//! `field NAME ENTITY PATH H` lines (`WorldSnapshot::dump_fields`: a
-//! desynced session writes them for the component types whose hashes
-//! differ). A differing value is named down to its differing fields when
-//! both dumps hold its field lines, else down to the entity.
+//! `field NAME ENTITY PATH H [VALUE]` lines (`WorldSnapshot::dump_fields`:
+//! a desynced session writes them for the component types whose hashes
+//! differ; the value where the field's type gives its text). A differing
+//! value is named down to its differing fields, with both values when the
+//! lines carry them, when both dumps hold its field lines, else down to
+//! the entity. `cargo xtask replay-diff` compares its two sides' dumps
+//! with the same [`compare`].
 
 use std::collections::BTreeMap;
 
 use anyhow::{Context, bail};
 
+/// One field line: path, hash, value text (when the dump has it).
+type Field = (String, String, Option<String>);
+
 /// One parsed dump.
 #[derive(Debug, Default, PartialEq, Eq)]
-struct Dump {
-    tick: u64,
+pub(crate) struct Dump {
+    pub(crate) tick: u64,
     state_hash: String,
     types: Vec<(String, String)>,
     values: BTreeMap<(String, String), String>,
-    /// `(component, entity) -> [(path, hash)]`, in dump order.
-    fields: BTreeMap<(String, String), Vec<(String, String)>>,
+    /// `(component, entity) -> [(path, hash, value)]`, in dump order.
+    fields: BTreeMap<(String, String), Vec<Field>>,
 }
 
-fn parse(text: &str) -> anyhow::Result<Dump> {
+pub(crate) fn parse(text: &str) -> anyhow::Result<Dump> {
     let mut lines = text.lines().enumerate();
     match lines.next() {
         Some((_, "laige-snapshot 1")) => {}
@@ -46,11 +52,15 @@ fn parse(text: &str) -> anyhow::Result<Dump> {
                 dump.values
                     .insert(((*name).to_owned(), (*entity).to_owned()), (*h).to_owned());
             }
-            ["field", name, entity, path, h] => dump
+            ["field", name, entity, path, h, value @ ..] if value.len() <= 1 => dump
                 .fields
                 .entry(((*name).to_owned(), (*entity).to_owned()))
                 .or_default()
-                .push(((*path).to_owned(), (*h).to_owned())),
+                .push((
+                    (*path).to_owned(),
+                    (*h).to_owned(),
+                    value.first().map(|v| (*v).to_owned()),
+                )),
             _ => bail!("line {n}: not a dump line: {line:?}"),
         }
     }
@@ -59,7 +69,7 @@ fn parse(text: &str) -> anyhow::Result<Dump> {
 
 /// The differences between two dumps, most specific first; empty when they
 /// agree.
-fn compare(a: &Dump, b: &Dump) -> Vec<String> {
+pub(crate) fn compare(a: &Dump, b: &Dump) -> Vec<String> {
     let mut out = Vec::new();
     if a.tick != b.tick {
         out.push(format!(
@@ -112,21 +122,28 @@ fn compare(a: &Dump, b: &Dump) -> Vec<String> {
     out
 }
 
-/// The differing fields of one value: `field PATH: hash A vs B`, or a
-/// field only one side has (an enum in another variant).
-fn differing_fields(a: &[(String, String)], b: &[(String, String)]) -> Vec<String> {
-    let find = |side: &[(String, String)], path: &str| {
-        side.iter().find(|(p, _)| p == path).map(|(_, h)| h.clone())
-    };
+/// The differing fields of one value: `field PATH: hash A vs B` (with
+/// both values after when both lines carry them: `field PATH: hash A vs B
+/// (values 1.5 vs 1.25)`), or a field only one side has (an enum in
+/// another variant).
+fn differing_fields(a: &[Field], b: &[Field]) -> Vec<String> {
+    let find = |side: &[Field], path: &str| side.iter().find(|(p, _, _)| p == path).cloned();
     let mut out = Vec::new();
-    for (path, ha) in a {
+    for (path, ha, va) in a {
         match find(b, path) {
-            Some(hb) if hb == *ha => {}
-            Some(hb) => out.push(format!("field {path}: hash {ha} vs {hb}")),
+            Some((_, hb, _)) if hb == *ha => {}
+            Some((_, hb, vb)) => match (va, vb) {
+                (Some(va), Some(vb)) => {
+                    out.push(format!(
+                        "field {path}: hash {ha} vs {hb} (values {va} vs {vb})"
+                    ));
+                }
+                _ => out.push(format!("field {path}: hash {ha} vs {hb}")),
+            },
             None => out.push(format!("field {path}: only in the first dump")),
         }
     }
-    for (path, _) in b.iter().filter(|(p, _)| find(a, p).is_none()) {
+    for (path, _, _) in b.iter().filter(|(p, _, _)| find(a, p).is_none()) {
         out.push(format!("field {path}: only in the second dump"));
     }
     out
@@ -210,6 +227,25 @@ mod tests {
                 "component test.avatar, entity 65v1, field other: only in the second dump",
             ]
         );
+    }
+
+    #[test]
+    fn field_lines_with_values_name_both_values() {
+        let with_values = FIELDS
+            .replace("pos.y 0x22", "pos.y 0x22 1.5")
+            .replace("x 0x21", "x 0x21 -3");
+        let a = A.replace("value test.avatar 65v1 0x11\n", &with_values);
+        let b = a
+            .replace("65v1 0x11", "65v1 0x99")
+            .replace("pos.y 0x22 1.5", "pos.y 0x98 1.25");
+        let d = compare(&parse(&a).unwrap(), &parse(&b).unwrap());
+        assert_eq!(
+            d,
+            [
+                "component test.avatar, entity 65v1, field pos.y: hash 0x22 vs 0x98 (values 1.5 vs 1.25)"
+            ]
+        );
+        assert!(parse(&a.replace("1.5", "1.5 extra")).is_err());
     }
 
     #[test]

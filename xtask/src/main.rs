@@ -2,7 +2,8 @@
 //!
 //! `cargo xtask --help` lists the tasks and `cargo xtask TASK --help` each
 //! one's options (clap): `test`, `ci`, `bench`, `detcheck`, `lint`,
-//! `package`, `portability`, `desync-diff`, `net-cross`, `web`.
+//! `package`, `portability`, `desync-diff`, `replay-diff`, `net-cross`,
+//! `web`.
 //!
 //! `ci` runs every step and reports every failure before exiting
 //! (`--keep-going` semantics, as Bevy's `tools/ci` does).
@@ -18,6 +19,7 @@ mod lint;
 mod net_cross;
 mod package;
 mod portability;
+mod replay_diff;
 mod run;
 mod tidy;
 mod web;
@@ -80,6 +82,10 @@ enum Task {
         /// The second dump.
         b: String,
     },
+    /// Where two recordings of one run part: their hashes bisected, the
+    /// window re-simulated on each side, the first differing tick named
+    /// down to the entity, the component and the field with both values.
+    ReplayDiff(replay_diff::Args),
     /// An x86_64 demo peer and an aarch64 one under QEMU play 1,260 ticks
     /// over loopback and must agree on every confirmed tick's state hash
     /// (also a step of `test`).
@@ -114,6 +120,7 @@ fn main() -> ExitCode {
         Task::Package { allow_dirty } => package::run_package(*allow_dirty),
         Task::Portability => portability::run(),
         Task::DesyncDiff { a, b } => desync_diff::run(a, b),
+        Task::ReplayDiff(args) => replay_diff::run(args),
         Task::NetCross => net_cross::run(),
         Task::Web(args) => web::run(args),
     };
@@ -158,6 +165,7 @@ mod cli_tests {
             "lint",
             "package",
             "portability",
+            "replay-diff",
         ] {
             let e = Cli::try_parse_from(["xtask", task, "--help"]).expect_err(task);
             assert_eq!(e.kind(), ErrorKind::DisplayHelp, "{task}");

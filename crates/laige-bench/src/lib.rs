@@ -15,6 +15,7 @@ pub mod net;
 pub mod net_join;
 pub mod physics;
 pub mod render_pipeline;
+pub mod replay;
 pub mod report;
 pub mod sim;
 pub mod sprites;
@@ -34,4 +35,5 @@ pub const AREAS: &[(&str, AreaFn)] = &[
     ("sim", sim::run),
     ("sprites", sprites::run),
     ("render_pipeline", render_pipeline::run),
+    ("replay", replay::run),
 ];

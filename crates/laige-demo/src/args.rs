@@ -102,6 +102,18 @@ pub struct Args {
     /// --config and --entities as the recording).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["window", "record", "seconds", "frames", "ticks", "net", "synctest"])]
     pub replay: Option<PathBuf>,
+    /// With --replay: go to tick N from the nearest keyframe at or before
+    /// it (the recording's `[replay] keyframe_interval`), re-simulating the
+    /// rest and checking every recorded state hash on the way; prints
+    /// where it started, the ticks re-simulated and the state hash there.
+    /// Repeat it (`--seek 900 --seek 30`) to seek again from there.
+    #[arg(long, value_name = "TICK", requires = "replay")]
+    pub seek: Vec<u64>,
+    /// With --seek: write the state reached by each seek to
+    /// DIR/tick-N.dump (every component value and field, with its hash and
+    /// value: what `cargo xtask replay-diff` compares).
+    #[arg(long, value_name = "DIR", requires = "seek")]
+    pub dump_dir: Option<PathBuf>,
     /// Headless: play the input log FILE (what the demo's page exports:
     /// every event at its recorded tick and time) instead of the scripted
     /// session.
@@ -325,6 +337,9 @@ mod tests {
         assert!(parse(&["--replay", "a", "--window"]).is_err());
         assert!(parse(&["--replay", "a", "--record", "b"]).is_err());
         assert!(parse(&["--record"]).is_err());
+        assert!(parse(&["--seek", "5"]).is_err());
+        let a = parse(&["--replay", "a", "--seek", "5", "--seek", "2"]).unwrap();
+        assert_eq!(a.seek, [5, 2]);
         let a = parse(&["--record", "run.lrp", "--unpaced"]).unwrap();
         assert_eq!(a.record, Some(PathBuf::from("run.lrp")));
         assert!(error(&["--net", "host"]).contains("--port"));

@@ -107,6 +107,39 @@ pub fn replay_identity(entities: u32) -> u64 {
     h.finish()
 }
 
+/// The environment variable that makes a *changed build* of the demo for
+/// tests of divergence tools (`cargo xtask replay-diff`): with
+/// `LAIGE_DEMO_PERTURB_TICK=N` the demo adds the [`perturbation`] system,
+/// which changes one value at tick N — as a changed system in another
+/// build would.
+pub const PERTURB_ENV: &str = "LAIGE_DEMO_PERTURB_TICK";
+
+/// The test aid of [`PERTURB_ENV`]: a system (`demo/perturb`, after
+/// integration, before attraction) that, at tick `at` only, adds 1/65536
+/// to the y velocity of the live sprite with the lowest entity id (either
+/// backend's velocity). Deterministic: every run of the changed build
+/// changes the same value.
+pub fn perturbation(
+    at: u64,
+) -> impl FnMut(&mut laige_engine::SystemContext<'_>) -> laige_engine::Result<()> + Send + 'static {
+    use laige_engine::{Entity, Fp32Pinned, Fpx16_16, SimScalar};
+    fn nudge<S: SimScalar + Send + Sync + 'static>(ctx: &mut laige_engine::SystemContext<'_>) {
+        let first = ctx
+            .query_mut::<(Entity, &mut Velocity<S>)>()
+            .min_by_key(|(e, _)| e.id());
+        if let Some((_, v)) = first {
+            v.0.y += S::from_ratio(1, 65_536);
+        }
+    }
+    move |ctx| {
+        if ctx.tick() == at {
+            nudge::<Fpx16_16>(ctx);
+            nudge::<Fp32Pinned>(ctx);
+        }
+        Ok(())
+    }
+}
+
 /// The demo game (see the crate docs).
 #[derive(Debug)]
 pub struct Demo {

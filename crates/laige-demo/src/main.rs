@@ -74,6 +74,15 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
     };
     let entities = args.entities.unwrap_or(10_000);
     if let Some(path) = &args.replay {
+        if !args.seek.is_empty() {
+            return seek(
+                path,
+                &config,
+                entities,
+                &args.seek,
+                args.dump_dir.as_deref(),
+            );
+        }
         return play_back(path, &config, entities, args.quiet);
     }
     if args.is_session() {
@@ -298,11 +307,13 @@ fn run_game<G: laige_engine::Game>(
     game: G,
     entities: u32,
 ) -> laige_engine::Result<laige_engine::RunReport> {
-    let mut builder = Engine::builder()
-        .game(game)
-        .config(config.clone())
-        .options(options)
-        .replay_identity(replay_identity(entities));
+    let mut builder = perturbed(
+        Engine::builder()
+            .game(game)
+            .config(config.clone())
+            .options(options)
+            .replay_identity(replay_identity(entities)),
+    )?;
     if let Some(path) = &args.record {
         builder = builder.record(path);
     }
@@ -377,22 +388,114 @@ fn play_back(
     if let Some(code) = play_back_session(path, config, entities)? {
         return Ok(code);
     }
-    let verdict = Engine::builder()
-        .game(demo)
-        .config(config.clone())
-        .options(EngineOptions {
-            sprite_capacity: entities as usize + SPRITE_HEADROOM,
-            ..EngineOptions::default()
-        })
-        .replay_identity(replay_identity(entities))
-        .build()?
-        .replay(path)?;
+    let verdict = perturbed(
+        Engine::builder()
+            .game(demo)
+            .config(config.clone())
+            .options(EngineOptions {
+                sprite_capacity: entities as usize + SPRITE_HEADROOM,
+                ..EngineOptions::default()
+            })
+            .replay_identity(replay_identity(entities)),
+    )?
+    .build()?
+    .replay(path)?;
     if let Some(damage) = &verdict.damage {
         eprintln!("laige-demo: {damage}");
     }
     println!("{}", verdict.run);
     println!("laige-demo: {verdict}");
     Ok(verdict.exit_code())
+}
+
+/// The test aid of `LAIGE_DEMO_PERTURB_TICK=N` (`laige_demo::PERTURB_ENV`):
+/// a changed build, for the divergence tools' tests.
+fn perturbed<G: laige_engine::Game>(
+    builder: laige_engine::EngineBuilder<G>,
+) -> laige_engine::Result<laige_engine::EngineBuilder<G>> {
+    let Some(text) = std::env::var_os(laige_demo::PERTURB_ENV) else {
+        return Ok(builder);
+    };
+    let at = text
+        .to_str()
+        .and_then(|t| t.parse::<u64>().ok())
+        .ok_or_else(|| {
+            laige_engine::Error::invalid_argument(
+                laige_engine::events::OPTIONS_INVALID,
+                laige_demo::PERTURB_ENV,
+                text.to_string_lossy(),
+                "a tick number",
+            )
+        })?;
+    eprintln!(
+        "laige-demo: a changed build ({}={at})",
+        laige_demo::PERTURB_ENV
+    );
+    Ok(builder.system("demo/perturb", 150, laige_demo::perturbation(at)))
+}
+
+/// `--replay FILE --seek TICK…`: opens the replay for seeking
+/// (`Engine::replay_player`) and goes to each tick in turn, printing each
+/// seek's report (`laige-demo: seek …`) and the state hash reached; a
+/// recorded hash that differs on the way exits 5, a damaged keyframe is
+/// named and the one before it used. With `--dump-dir DIR` each reached
+/// tick's state is written as `DIR/tick-N.dump` (`WorldSnapshot::dump_fields`
+/// of every value: what `cargo xtask replay-diff` compares).
+fn seek(
+    path: &std::path::Path,
+    config: &EngineConfig,
+    entities: u32,
+    ticks: &[u64],
+    dump_dir: Option<&std::path::Path>,
+) -> laige_engine::Result<u8> {
+    let demo = Demo {
+        entities,
+        progress_every_frames: 0,
+        ..Demo::default()
+    };
+    let mut playback = perturbed(
+        Engine::builder()
+            .game(demo)
+            .config(config.clone())
+            .replay_identity(replay_identity(entities)),
+    )?
+    .build()?
+    .replay_player(path)?;
+    if let Some(damage) = &playback.damage {
+        eprintln!("laige-demo: {damage}");
+    }
+    let mut code = 0;
+    for &tick in ticks {
+        let started = std::time::Instant::now();
+        let report = playback.seek(tick)?;
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        let hash = playback.state_hash();
+        println!("laige-demo: seek {report} ({ms:.1} ms)");
+        println!(
+            "laige-demo: tick {} state hash {hash:#018x}",
+            playback.tick()
+        );
+        if report.divergence.is_some() {
+            code = laige_engine::EXIT_REPLAY_DIVERGED;
+        }
+        if let Some(dir) = dump_dir {
+            let world = playback.world();
+            let mut ring = laige_engine::sim::snapshot::SnapshotRing::new(world, 1)?;
+            ring.save_hashed(0, world)?;
+            let dump = ring.get(0)?.dump_fields(|_, _| true);
+            let file = dir.join(format!("tick-{}.dump", playback.tick()));
+            std::fs::write(&file, dump).map_err(|e| {
+                laige_engine::Error::new(
+                    laige_engine::ErrorCode::Io,
+                    laige_engine::sim::events::IO_FAILED,
+                )
+                .with_field("dump_dir")
+                .with_value(file.display())
+                .with_source(e)
+            })?;
+        }
+    }
+    Ok(code)
 }
 
 /// `--replay FILE` of a session record (`--record` with `--net`: the

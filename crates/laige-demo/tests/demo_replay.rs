@@ -97,6 +97,7 @@ fn with_input_dropped(src: &Path, dst: &Path, at: u64) {
                 rec.record_input_bytes(tick, p).unwrap();
             }
             Record::Hash { tick, hash } => rec.record_hash(tick, hash).unwrap(),
+            Record::Keyframe { tick, payload } => rec.record_keyframe(tick, payload).unwrap(),
             Record::End { .. } => {}
         }
     }
@@ -140,7 +141,12 @@ fn a_changed_input_is_reported_at_its_first_differing_tick() {
 fn damaged_or_mismatched_replays_are_clear_errors() {
     let d = dir("bad");
     let good = d.join("good.lrp");
-    record(&good, &[]);
+    // Without keyframes: every byte is an input or a hash record, so a cut
+    // or a flip anywhere is the file's damage (a keyframe's own damage is
+    // tests/demo_seek.rs's).
+    let cfg = d.join("no-keyframes.toml");
+    std::fs::write(&cfg, "[replay]\nkeyframe_interval = 0\n").unwrap();
+    record(&good, &["--config", cfg.to_str().unwrap()]);
     let bytes = std::fs::read(&good).unwrap();
 
     // Cut short (a crash mid-recording): the valid prefix is verified and

@@ -18,6 +18,9 @@
 //! window_title = "laige"    # 1..=256 characters, no control characters
 //! pause_on_focus_lost = false
 //!
+//! [replay]
+//! keyframe_interval = 64     # a keyframe every N recorded ticks; 0 = none
+//!
 //! [log]
 //! filter = "info"            # levels and target=level, e.g. "warn,laige_sim=debug"
 //! format = "compact"         # or "json"
@@ -87,6 +90,49 @@ pub struct EngineConfig {
     pub render: RenderConfig,
     /// `[log]`: the default subscriber.
     pub log: LogConfig,
+    /// `[replay]`: what a recording (`EngineBuilder::record`) carries
+    /// besides inputs and hashes.
+    pub replay: ReplayConfig,
+}
+
+/// The keyframe interval of a recording unless the config says otherwise:
+/// a whole-world snapshot every 64 ticks (about 1.07 s at 60 Hz). Chosen
+/// from `cargo xtask bench replay` on the 10 000-entity demo (Fpx16_16):
+/// a seek loads one keyframe and re-simulates at most 63 ticks, each about
+/// 1.3 ms with its state hash checked, so its worst case is near 85 ms
+/// (256 would be about 330 ms; 32 meets a 50 ms goal at twice the size);
+/// a keyframe of the demo is about 470 KB and costs about 0.4 ms to write,
+/// under 0.5 % of a recorded tick spread over 64 ticks, but its size
+/// dominates the file: about 27 MB per minute against 0.18 MB without
+/// keyframes (budgets.json's `replay.*` rows hold the measured figures).
+pub const DEFAULT_KEYFRAME_INTERVAL: u32 = 64;
+
+/// `[replay]`.
+///
+/// ```
+/// use laige_engine::{DEFAULT_KEYFRAME_INTERVAL, EngineConfig};
+///
+/// assert_eq!(EngineConfig::default().replay.keyframe_interval, DEFAULT_KEYFRAME_INTERVAL);
+/// let cfg = EngineConfig::from_toml_str("[replay]\nkeyframe_interval = 0\n", "inline")?;
+/// assert_eq!(cfg.replay.keyframe_interval, 0);
+/// let err = EngineConfig::from_toml_str("[replay]\nkeyframe_interval = -1\n", "inline").unwrap_err();
+/// assert_eq!(err.field(), Some("replay.keyframe_interval"));
+/// # Ok::<(), laige_core::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplayConfig {
+    /// A keyframe (the world encoded as snapshot bytes) every this many
+    /// ticks of a recording, and at tick 0; 0 records none (a seek then
+    /// re-simulates from tick 0). Default [`DEFAULT_KEYFRAME_INTERVAL`].
+    pub keyframe_interval: u32,
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        Self {
+            keyframe_interval: DEFAULT_KEYFRAME_INTERVAL,
+        }
+    }
 }
 
 /// `[determinism]`.
@@ -179,6 +225,13 @@ struct RawConfig {
     determinism: RawDeterminism,
     render: RawRender,
     log: RawLog,
+    replay: RawReplay,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RawReplay {
+    keyframe_interval: Option<u32>,
 }
 
 #[derive(Deserialize, Default)]
@@ -406,6 +459,11 @@ impl EngineConfig {
             cfg.render.window_title = title;
         }
         validate_window(&cfg.render).map_err(laige_core::diag::reported)?;
+
+        // [replay]
+        if let Some(k) = raw.replay.keyframe_interval {
+            cfg.replay.keyframe_interval = k;
+        }
 
         // [log]
         if let Some(filter) = raw.log.filter {

@@ -98,6 +98,7 @@ mod builder;
 mod headless;
 pub mod prelude;
 pub mod record;
+mod replay_player;
 #[cfg(all(feature = "web", target_arch = "wasm32"))]
 mod web;
 #[cfg(feature = "window")]
@@ -108,7 +109,10 @@ mod winit_input;
 mod x11_loss;
 
 pub use builder::{Engine, EngineBuilder};
-pub use config::{DeterminismConfig, EngineConfig, LogConfig, RenderConfig};
+pub use config::{
+    DEFAULT_KEYFRAME_INTERVAL, DeterminismConfig, EngineConfig, LogConfig, RenderConfig,
+    ReplayConfig,
+};
 pub use frame::{FPS_WINDOW, Frame, RunStats};
 pub use game::{Control, EngineScalar, Game, GameWrapper, MAX_ACTIONS_PER_CALLBACK, NoGame, Setup};
 pub use options::{
@@ -118,6 +122,7 @@ pub use options::{
 pub use record::{Recorded, ReplayOutcome, ReplayReport};
 #[cfg(feature = "gl")]
 pub use render_pass::{RenderPass, RenderPassFactory};
+pub use replay_player::{EngineTarget, ReplayPlayback};
 pub use report::{
     EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_REPLAY_DIVERGED, EXIT_REPLAY_TORN,
     EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED, EXIT_USAGE, ExitReason, RunReport,

@@ -42,6 +42,7 @@ use laige_sim::input::{
     ButtonState, CoordSpace, InputEvent, InputKind, InputPoint, KeyCode, MouseButton, ScriptAt,
 };
 use laige_sim::replay::{self, Divergence, ENGINE_VERSION, Replay, ReplayHeader, ReplayRecorder};
+use laige_sim::snapshot::SnapshotRing;
 
 use crate::game::{Control, EngineScalar, Game, GameWrapper};
 use crate::report::{EXIT_REPLAY_DIVERGED, EXIT_REPLAY_TORN, RunReport};
@@ -302,6 +303,11 @@ pub(crate) struct Recording<G> {
     unreported: Option<String>,
     /// Whether the state after setup (tick 0) is in the file.
     hashed_setup: bool,
+    /// The one-slot ring keyframes are saved and encoded through (made at
+    /// the first keyframe, reused after).
+    keyframe_ring: Option<SnapshotRing>,
+    /// A keyframe's encoded bytes (grown once, reused).
+    keyframe_buf: Vec<u8>,
 }
 
 impl<G: Game> Recording<G> {
@@ -312,11 +318,12 @@ impl<G: Game> Recording<G> {
         config: &EngineConfig,
         identity: u64,
     ) -> Result<Self> {
-        let header = ReplayHeader::new(
+        let mut header = ReplayHeader::new(
             config.determinism.math,
             config.determinism.seed,
             config_hash(config, identity),
         );
+        header.keyframe_interval = config.replay.keyframe_interval;
         Ok(Self {
             inner,
             path: path.to_owned(),
@@ -327,7 +334,34 @@ impl<G: Game> Recording<G> {
             error: None,
             unreported: None,
             hashed_setup: false,
+            keyframe_ring: None,
+            keyframe_buf: Vec::new(),
         })
+    }
+
+    /// Writes the keyframe of `completed` ticks when one is due: the world
+    /// saved into the reused ring slot and encoded into the reused buffer
+    /// (the snapshot byte format), then one record.
+    fn keyframe(&mut self, world: &World, completed: u64) -> Result<()> {
+        let Some(r) = &mut self.recorder else {
+            return Ok(());
+        };
+        if !r.wants_keyframe(completed) {
+            return Ok(());
+        }
+        // A keyframe is every `keyframe_interval` ticks, off the per-tick
+        // path: its first one makes the ring and grows the buffer, and an
+        // encode reserves its archetype scratch.
+        #[cfg(debug_assertions)]
+        let _keyframe = laige_core::alloc_watch::suspend();
+        let ring = match &mut self.keyframe_ring {
+            Some(ring) => ring,
+            None => self.keyframe_ring.insert(SnapshotRing::new(world, 1)?),
+        };
+        ring.save(0, world)?;
+        self.keyframe_buf.clear();
+        ring.encode(0, world, &mut self.keyframe_buf)?;
+        r.record_keyframe(completed, &self.keyframe_buf)
     }
 
     /// Writes the end record (when recording did not stop early).
@@ -387,6 +421,9 @@ impl<G: Game> Recording<G> {
         {
             self.fail(e);
         }
+        if let Err(e) = self.keyframe(world, 0) {
+            self.fail(e);
+        }
     }
 }
 
@@ -425,13 +462,16 @@ impl<G: Game> GameWrapper for Recording<G> {
         };
         self.buf.clear();
         encode_tick_input(world.input().delivered(), &mut self.buf);
-        let result = r.record_input_bytes(tick - 1, &self.buf).and_then(|()| {
-            if r.wants_hash(tick) {
-                r.record_hash(tick, world.state_hash())
-            } else {
-                Ok(())
-            }
-        });
+        let result = r
+            .record_input_bytes(tick - 1, &self.buf)
+            .and_then(|()| {
+                if r.wants_hash(tick) {
+                    r.record_hash(tick, world.state_hash())
+                } else {
+                    Ok(())
+                }
+            })
+            .and_then(|()| self.keyframe(world, tick));
         match result {
             Ok(()) => self.ticks = tick,
             Err(e) => self.fail(e),

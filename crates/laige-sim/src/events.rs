@@ -127,6 +127,11 @@ pub const DIVERGED: EventId = EventId::new("replay", "diverged");
 /// `replay/nothing_verified` (Failed): a playback compared no recorded
 /// state hash, so it proves nothing (a failure, not a vacuous success).
 pub const NOTHING_VERIFIED: EventId = EventId::new("replay", "nothing_verified");
+/// `replay/keyframe_damaged` (Corrupt): a keyframe whose encoded snapshot
+/// fails its checks (its CRC-32, its header, or decoding onto the world);
+/// field `keyframe`, value its tick. The reader keeps the rest of the file
+/// and a seek falls back to the keyframe before it (or tick 0).
+pub const KEYFRAME_DAMAGED: EventId = EventId::new("replay", "keyframe_damaged");
 /// `replay/incomplete` (InvalidArgument): `verify` was given the prefix
 /// of a torn or damaged file; `verify_prefix` verifies one and says so.
 pub const INCOMPLETE: EventId = EventId::new("replay", "incomplete");

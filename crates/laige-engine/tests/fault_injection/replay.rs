@@ -60,7 +60,9 @@ fn verify_prefix(bytes: &[u8]) -> laige_engine::Result<PrefixVerification> {
 
 /// Offsets of the record boundaries of `bytes` (the header's end first).
 fn boundaries(bytes: &[u8]) -> Vec<usize> {
-    let header_len = 8 + 2 + 1 + 17 + 8 + 8 + 4 + 1 + replay::ENGINE_VERSION.len() + 4;
+    // Format version 2: the keyframe interval (4 bytes) after the hash
+    // interval.
+    let header_len = 8 + 2 + 1 + 17 + 8 + 8 + 4 + 4 + 1 + replay::ENGINE_VERSION.len() + 4;
     let mut at = vec![header_len];
     let mut pos = header_len;
     while pos < bytes.len() {

@@ -1,16 +1,30 @@
-//! The replay file format, version 1: the header ([`ReplayHeader`]) and
-//! the record framing. The byte layout is documented in
+//! The replay file format, version 2 (version 1 is still read): the
+//! header ([`ReplayHeader`]) and the record framing. The byte layout is documented in
 //! the `laige_sim::replay` docs; this file is its single implementation.
 
 use laige_core::{Error, ErrorCode, MathBackend, Result};
 
-use super::crc32::{Crc32, crc32};
+use super::crc32::crc32;
 use super::{CORRUPT, HEADER_INVALID, IDENTITY_MISMATCH, VERSION_UNSUPPORTED};
 
 /// The eight bytes every replay file starts with.
 pub const MAGIC: [u8; 8] = *b"LAIGERPL";
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 1;
+/// The format version this build writes. It reads this one and
+/// [`FORMAT_VERSION_V1`] (a version-1 file has no keyframe interval in its
+/// header and no keyframe records).
+pub const FORMAT_VERSION: u16 = 2;
+/// The first format version, still read: the version-2 header without its
+/// keyframe interval.
+pub const FORMAT_VERSION_V1: u16 = 1;
+/// Largest keyframe payload (an encoded world snapshot): 64 MiB, a world
+/// of about a million small entities. A keyframe's length is covered by
+/// its record's CRC-32 before it is trusted; the cap bounds what a file
+/// of valid records can make the reader hold.
+pub const MAX_KEYFRAME_BYTES: u32 = 64 << 20;
+/// The default keyframe interval of a recording: none (0). A keyframe is a
+/// whole-world snapshot; the engine picks its own default
+/// (`laige_engine::EngineConfig`'s `replay.keyframe_interval`).
+pub const DEFAULT_KEYFRAME_INTERVAL: u32 = 0;
 /// Largest payload of one record: 1 MiB. An input payload is one tick's
 /// input (a few bytes to a few KiB in practice); the cap keeps a corrupt
 /// length field from asking for gigabytes.
@@ -27,18 +41,21 @@ pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// large worlds, trading precision for time).
 pub const DEFAULT_HASH_INTERVAL: u32 = 1;
 
-/// Largest replay file the reader accepts: 256 MiB. A recording holds one
-/// input record per tick (17 bytes plus the input) and a 25-byte state
-/// hash record every `hash_interval` ticks: an hour at 60 Hz with 1 KiB of
-/// input per tick is 226 MB. The reader keeps the payloads in memory, so
-/// the cap bounds what a file of valid records (a hostile one, or a
-/// recording gone wrong) can make it hold.
-pub const MAX_REPLAY_BYTES: usize = 256 << 20;
+/// Largest replay file the reader accepts: 1 GiB. A recording holds one
+/// input record per tick (17 bytes plus the input), a 25-byte state hash
+/// record every `hash_interval` ticks and a keyframe (an encoded
+/// snapshot) every `keyframe_interval` ticks: an hour at 60 Hz with 1 KiB
+/// of input per tick is 226 MB, and 100 000 ticks of a 10 000-entity world
+/// with a keyframe every 256 ticks about 200 MB more. The reader keeps the
+/// payloads in memory, so the cap bounds what a file of valid records (a
+/// hostile one, or a recording gone wrong) can make it hold.
+pub const MAX_REPLAY_BYTES: usize = 1 << 30;
 
 /// Longest possible header: magic (8), version (2), backend id (1 + 255),
-/// seed (8), config hash (8), hash interval (4), engine version (1 + 255),
-/// CRC (4). The reader reads at most this much before the first record.
-pub(crate) const MAX_HEADER_BYTES: usize = 8 + 2 + 1 + 255 + 8 + 8 + 4 + 1 + 255 + 4;
+/// seed (8), config hash (8), hash interval (4), keyframe interval (4,
+/// version 2), engine version (1 + 255), CRC (4). The reader reads at most
+/// this much before the first record.
+pub(crate) const MAX_HEADER_BYTES: usize = 8 + 2 + 1 + 255 + 8 + 8 + 4 + 4 + 1 + 255 + 4;
 
 /// Bytes of a record before its payload: kind (1), tick (8), length (4).
 pub(crate) const RECORD_PREFIX: usize = 13;
@@ -55,6 +72,11 @@ pub(crate) enum Kind {
     Hash = 2,
     /// The clean end of the recording; `tick` is the number of ticks.
     End = 3,
+    /// An encoded world snapshot (version 2); `tick` is the completed tick
+    /// count it holds. Its CRC-32 covers the 13-byte prefix only: the
+    /// payload carries the snapshot format's own CRC-32, so a damaged
+    /// keyframe is found, reported and skipped without ending the file.
+    Keyframe = 4,
 }
 
 impl Kind {
@@ -63,6 +85,7 @@ impl Kind {
             1 => Some(Self::Input),
             2 => Some(Self::Hash),
             3 => Some(Self::End),
+            4 => Some(Self::Keyframe),
             _ => None,
         }
     }
@@ -85,6 +108,11 @@ pub struct ReplayHeader {
     /// A state hash is recorded every this many ticks (≥ 1; default
     /// [`DEFAULT_HASH_INTERVAL`]), and at tick 0.
     pub hash_interval: u32,
+    /// A keyframe (an encoded whole-world snapshot) is recorded every this
+    /// many ticks, and at tick 0; 0 records none (default
+    /// [`DEFAULT_KEYFRAME_INTERVAL`]). A seek starts from the nearest
+    /// keyframe at or before its tick.
+    pub keyframe_interval: u32,
     /// The engine version that recorded the run (1..=64 bytes of UTF-8;
     /// default [`ENGINE_VERSION`]).
     pub engine_version: String,
@@ -99,6 +127,7 @@ impl ReplayHeader {
             seed,
             config_hash,
             hash_interval: DEFAULT_HASH_INTERVAL,
+            keyframe_interval: DEFAULT_KEYFRAME_INTERVAL,
             engine_version: ENGINE_VERSION.to_owned(),
         }
     }
@@ -189,6 +218,7 @@ impl ReplayHeader {
         out.extend_from_slice(&self.seed.to_le_bytes());
         out.extend_from_slice(&self.config_hash.to_le_bytes());
         out.extend_from_slice(&self.hash_interval.to_le_bytes());
+        out.extend_from_slice(&self.keyframe_interval.to_le_bytes());
         let v = self.engine_version.as_bytes();
         out.push(u8::try_from(v.len()).unwrap_or(u8::MAX));
         out.extend_from_slice(v);
@@ -248,9 +278,9 @@ pub(crate) fn corrupt(
         .with_detail(detail)
 }
 
-/// Decodes and checks the header; returns it and the byte offset of the
-/// first record.
-pub(crate) fn decode_header(bytes: &[u8]) -> Result<(ReplayHeader, usize)> {
+/// Decodes and checks the header; returns it, the file's format version
+/// and the byte offset of the first record.
+pub(crate) fn decode_header(bytes: &[u8]) -> Result<(ReplayHeader, u16, usize)> {
     let mut c = Cursor::new(bytes);
     let truncated = |c: &Cursor<'_>, what: &str| {
         corrupt(
@@ -273,13 +303,14 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(ReplayHeader, usize)> {
         ));
     }
     let version = c.u16().ok_or_else(|| truncated(&c, "the version"))?;
-    if version != FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != FORMAT_VERSION_V1 {
         return Err(Error::new(ErrorCode::Corrupt, VERSION_UNSUPPORTED)
             .with_field("version")
             .with_value(version)
-            .with_accepted("1")
+            .with_accepted("1 or 2")
             .with_detail(format!(
-                "byte offset 8: this build reads replay format version {FORMAT_VERSION}"
+                "byte offset 8: the file is replay format version {version}; this build \
+                 reads versions {FORMAT_VERSION_V1} and {FORMAT_VERSION}"
             )));
     }
     let id_len = c.u8().ok_or_else(|| truncated(&c, "the backend id"))?;
@@ -289,6 +320,12 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(ReplayHeader, usize)> {
     let seed = c.u64().ok_or_else(|| truncated(&c, "the seed"))?;
     let config_hash = c.u64().ok_or_else(|| truncated(&c, "the config hash"))?;
     let hash_interval = c.u32().ok_or_else(|| truncated(&c, "the hash interval"))?;
+    let keyframe_interval = if version == FORMAT_VERSION_V1 {
+        0
+    } else {
+        c.u32()
+            .ok_or_else(|| truncated(&c, "the keyframe interval"))?
+    };
     let v_len = c.u8().ok_or_else(|| truncated(&c, "the engine version"))?;
     let version_bytes = c
         .take(usize::from(v_len))
@@ -332,6 +369,7 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(ReplayHeader, usize)> {
         seed,
         config_hash,
         hash_interval,
+        keyframe_interval,
         engine_version,
     };
     header.validate().map_err(|e| {
@@ -342,7 +380,7 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(ReplayHeader, usize)> {
             "the header's values are out of range".to_owned(),
         )
     })?;
-    Ok((header, c.pos))
+    Ok((header, version, c.pos))
 }
 
 /// Appends one framed record (kind, tick, length, payload, CRC-32) to
@@ -354,9 +392,14 @@ pub(crate) fn encode_record(out: &mut Vec<u8>, kind: Kind, tick: u64, payload: &
     let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
     out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(payload);
-    let mut crc = Crc32::default();
-    crc.update(&out[start..]);
-    out.extend_from_slice(&crc.finish().to_le_bytes());
+    // A keyframe's CRC covers its prefix; its payload has its own.
+    let covered = if kind == Kind::Keyframe {
+        &out[start..start + RECORD_PREFIX]
+    } else {
+        &out[start..]
+    };
+    let crc = crc32(covered);
+    out.extend_from_slice(&crc.to_le_bytes());
 }
 
 #[cfg(test)]
@@ -370,20 +413,22 @@ mod tests {
             seed: 0x0102_0304_0506_0708,
             config_hash: 7,
             hash_interval: 60,
+            keyframe_interval: 256,
             engine_version: "0.1.0".to_owned(),
         };
         let mut out = Vec::new();
         h.encode(&mut out);
         assert_eq!(&out[..8], b"LAIGERPL");
-        assert_eq!(&out[8..10], &[1, 0]);
+        assert_eq!(&out[8..10], &[2, 0]);
         assert_eq!(out[10], 15); // "float_pinned_32"
         assert_eq!(&out[11..26], b"float_pinned_32");
         assert_eq!(&out[26..34], &[8, 7, 6, 5, 4, 3, 2, 1]);
         // 8 magic + 2 version + 1+15 id + 8 seed + 8 config + 4 interval
-        // + 1+5 version + 4 crc
-        assert_eq!(out.len(), 56);
-        let (back, end) = decode_header(&out).unwrap();
-        assert_eq!(back, h);
+        // + 4 keyframe interval + 1+5 version + 4 crc
+        assert_eq!(out.len(), 60);
+        assert_eq!(&out[46..50], &256_u32.to_le_bytes());
+        let (back, version, end) = decode_header(&out).unwrap();
+        assert_eq!((back, version), (h, 2));
         assert_eq!(end, out.len());
     }
 

@@ -29,19 +29,24 @@
 //!
 #![doc = include_str!("contract.md")]
 
+mod compare;
 pub(crate) mod crc32;
 mod format;
 mod reader;
+mod seek;
 mod verify;
 mod writer;
 
 use laige_core::{Error, ErrorCode, Result};
 
+pub use compare::{ReplayDifference, first_difference};
 pub use format::{
-    DEFAULT_HASH_INTERVAL, ENGINE_VERSION, FORMAT_VERSION, MAGIC, MAX_ENGINE_VERSION_BYTES,
-    MAX_PAYLOAD_BYTES, MAX_REPLAY_BYTES, ReplayHeader,
+    DEFAULT_HASH_INTERVAL, DEFAULT_KEYFRAME_INTERVAL, ENGINE_VERSION, FORMAT_VERSION,
+    FORMAT_VERSION_V1, MAGIC, MAX_ENGINE_VERSION_BYTES, MAX_KEYFRAME_BYTES, MAX_PAYLOAD_BYTES,
+    MAX_REPLAY_BYTES, ReplayHeader,
 };
-pub use reader::{Record, Replay, ReplayPrefix};
+pub use reader::{Keyframe, Record, Replay, ReplayPrefix};
+pub use seek::{ReplayPlayer, SeekReport, SeekStart, SeekTarget};
 pub use verify::{
     Divergence, PrefixVerification, ReplayTarget, TornVerification, Verification, WorldTarget,
     verify, verify_prefix,
@@ -52,8 +57,8 @@ pub use writer::ReplayRecorder;
 // submodules name them through this import.
 use crate::events::{
     CORRUPT, DIVERGED, HEADER_INVALID, IDENTITY_MISMATCH, INCOMPLETE, INPUT_INVALID,
-    INPUT_TOO_LARGE, IO_FAILED, NOTHING_VERIFIED, RECORDER_STOPPED, TICK_OUT_OF_ORDER,
-    TICK_OUT_OF_RANGE, VERSION_UNSUPPORTED, WORLD_NOT_AT_START,
+    INPUT_TOO_LARGE, IO_FAILED, KEYFRAME_DAMAGED, NOTHING_VERIFIED, RECORDER_STOPPED,
+    TICK_OUT_OF_ORDER, TICK_OUT_OF_RANGE, VERSION_UNSUPPORTED, WORLD_NOT_AT_START,
 };
 
 /// One tick's input as replay bytes. The encoding is the game's; it must

@@ -14,8 +14,8 @@ use laige_core::{Error, ErrorCode, Result};
 
 use super::crc32::Crc32;
 use super::format::{
-    Cursor, Kind, MAGIC, MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, MAX_REPLAY_BYTES, RECORD_CRC,
-    RECORD_PREFIX, ReplayHeader, corrupt, decode_header,
+    Cursor, FORMAT_VERSION, Kind, MAGIC, MAX_HEADER_BYTES, MAX_KEYFRAME_BYTES, MAX_PAYLOAD_BYTES,
+    MAX_REPLAY_BYTES, RECORD_CRC, RECORD_PREFIX, ReplayHeader, corrupt, decode_header,
 };
 use super::{IO_FAILED, ReplayInput};
 use crate::emit;
@@ -42,6 +42,27 @@ pub enum Record<'a> {
         /// The number of ticks recorded.
         ticks: u64,
     },
+    /// A keyframe: the encoded world snapshot after `tick` completed ticks
+    /// (format version 2). Its payload may be damaged (its own CRC-32
+    /// failed): see [`Replay::keyframes`].
+    Keyframe {
+        /// The completed tick count the snapshot holds.
+        tick: u64,
+        /// The encoded snapshot (`World::decode_snapshot`'s bytes).
+        payload: &'a [u8],
+    },
+}
+
+/// One keyframe of a replay ([`Replay::keyframes`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Keyframe<'a> {
+    /// The completed tick count the snapshot holds.
+    pub tick: u64,
+    /// The encoded snapshot.
+    pub bytes: &'a [u8],
+    /// Why it cannot be used, when its bytes failed the snapshot format's
+    /// header and CRC-32 checks at read time (`replay/keyframe_damaged`).
+    pub damage: Option<&'a Error>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -90,6 +111,12 @@ pub struct Replay {
     records: Vec<Index>,
     /// `inputs[t]` is the record index of tick `t`'s input.
     inputs: Vec<usize>,
+    /// `(completed ticks, hash)` of every state hash record, in order.
+    hashes: Vec<(u64, u64)>,
+    /// `(record index, damage)` of every keyframe record, in order.
+    keyframes: Vec<(usize, Option<Error>)>,
+    /// The file's format version.
+    version: u16,
     complete: bool,
 }
 
@@ -208,12 +235,15 @@ impl Replay {
                 .inspect_err(emit::report)?;
         }
         // A foreign file fails here on its first 8 bytes.
-        let (header, start) = decode_header(&head).inspect_err(emit::report)?;
+        let (header, version, start) = decode_header(&head).inspect_err(emit::report)?;
         let mut replay = Self {
             header,
             bytes: Vec::new(),
             records: Vec::new(),
             inputs: Vec::new(),
+            hashes: Vec::new(),
+            keyframes: Vec::new(),
+            version,
             complete: false,
         };
         let rest = head.split_off(start);
@@ -231,6 +261,7 @@ impl Replay {
     /// are kept in `self.bytes`.
     fn index_records(&mut self, src: &mut impl Read, mut pos: usize) -> Result<()> {
         let mut last_hash: Option<u64> = None;
+        let mut last_keyframe: Option<u64> = None;
         let interval = u64::from(self.header.hash_interval);
         let mut prefix = [0_u8; RECORD_PREFIX];
         let mut crc_bytes = [0_u8; RECORD_CRC];
@@ -279,11 +310,19 @@ impl Replay {
                     format!("{}: the file ends inside a record (torn tail)", here()),
                 ));
             };
-            if len > MAX_PAYLOAD_BYTES {
+            // The kind byte is not trusted yet (the CRC comes after the
+            // payload): it only picks the cap the length is held to.
+            let is_keyframe = kind_byte == Kind::Keyframe as u8;
+            let (cap, cap_text) = if is_keyframe {
+                (MAX_KEYFRAME_BYTES, "at most 67108864 bytes (a keyframe)")
+            } else {
+                (MAX_PAYLOAD_BYTES, "at most 1048576 bytes")
+            };
+            if len > cap {
                 return Err(corrupt(
                     "payload_length",
                     len,
-                    "at most 1048576 bytes",
+                    cap_text,
                     format!("{}: the length field is damaged", here()),
                 ));
             }
@@ -320,7 +359,10 @@ impl Replay {
             let stored = u32::from_le_bytes(crc_bytes);
             let mut crc = Crc32::default();
             crc.update(&prefix);
-            crc.update(&self.bytes[start..]);
+            // A keyframe's CRC covers its prefix; its payload has its own.
+            if !is_keyframe {
+                crc.update(&self.bytes[start..]);
+            }
             let computed = crc.finish();
             // Until the record is accepted below, its payload is not kept.
             let keep = start;
@@ -333,12 +375,18 @@ impl Replay {
                     format!("{}: the record is damaged", here()),
                 ));
             }
-            let Some(kind) = Kind::from_byte(kind_byte) else {
+            let kind = Kind::from_byte(kind_byte)
+                .filter(|k| *k != Kind::Keyframe || self.version >= FORMAT_VERSION);
+            let Some(kind) = kind else {
                 self.bytes.truncate(keep);
                 return Err(corrupt(
                     "record_kind",
                     kind_byte,
-                    "1 (input), 2 (state hash) or 3 (end)",
+                    if self.version >= FORMAT_VERSION {
+                        "1 (input), 2 (state hash), 3 (end) or 4 (keyframe)"
+                    } else {
+                        "1 (input), 2 (state hash) or 3 (end) in a version-1 file"
+                    },
                     here(),
                 ));
             };
@@ -407,6 +455,17 @@ impl Replay {
                     }
                     expect_hash()
                 }),
+                Kind::Keyframe => expect_tick("keyframe_tick").and_then(|()| {
+                    if last_keyframe == Some(tick) {
+                        return Err(corrupt(
+                            "keyframe_tick",
+                            tick,
+                            "one keyframe per tick",
+                            format!("{}: a duplicate keyframe", here()),
+                        ));
+                    }
+                    Ok(())
+                }),
             };
             if let Err(e) = checked {
                 self.bytes.truncate(keep);
@@ -414,8 +473,26 @@ impl Replay {
             }
             match kind {
                 Kind::Input => {}
-                Kind::Hash => last_hash = Some(tick),
+                Kind::Hash => {
+                    last_hash = Some(tick);
+                    let hash = self.bytes[keep..keep + 8]
+                        .try_into()
+                        .map_or(0, u64::from_le_bytes);
+                    self.hashes.push((tick, hash));
+                }
                 Kind::End => self.complete = true,
+                Kind::Keyframe => {
+                    last_keyframe = Some(tick);
+                    // A damaged snapshot is reported and skipped: the
+                    // inputs and hashes around it are intact.
+                    let damage = crate::snapshot::check_encoded(&self.bytes[keep..])
+                        .err()
+                        .map(|e| keyframe_damaged(tick, &e, &here()));
+                    if let Some(e) = &damage {
+                        emit::report(e);
+                    }
+                    self.keyframes.push((self.records.len(), damage));
+                }
             }
             if kind == Kind::Input {
                 self.inputs.push(self.records.len());
@@ -434,6 +511,36 @@ impl Replay {
     #[must_use]
     pub fn header(&self) -> &ReplayHeader {
         &self.header
+    }
+
+    /// The file's format version ([`FORMAT_VERSION`](super::FORMAT_VERSION)
+    /// or the older [`FORMAT_VERSION_V1`](super::FORMAT_VERSION_V1)).
+    #[must_use]
+    pub fn format_version(&self) -> u16 {
+        self.version
+    }
+
+    /// The keyframes, in tick order; a damaged one carries its
+    /// `replay/keyframe_damaged` error.
+    pub fn keyframes(&self) -> impl ExactSizeIterator<Item = Keyframe<'_>> + '_ {
+        self.keyframes.iter().map(|(idx, damage)| {
+            let r = &self.records[*idx];
+            Keyframe {
+                tick: r.tick,
+                bytes: self.payload(r).unwrap_or(&[]),
+                damage: damage.as_ref(),
+            }
+        })
+    }
+
+    /// The recorded state hash after `completed` ticks, if one was
+    /// recorded (a binary search).
+    #[must_use]
+    pub fn hash_at(&self, completed: u64) -> Option<u64> {
+        self.hashes
+            .binary_search_by_key(&completed, |&(t, _)| t)
+            .ok()
+            .map(|i| self.hashes[i].1)
     }
 
     /// The number of ticks recorded (input records).
@@ -474,10 +581,7 @@ impl Replay {
 
     /// The recorded state hashes as `(completed ticks, hash)`, in order.
     pub fn checkpoints(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.records().filter_map(|r| match r {
-            Record::Hash { tick, hash } => Some((tick, hash)),
-            _ => None,
-        })
+        self.hashes.iter().copied()
     }
 
     /// Every record, in file order.
@@ -494,6 +598,10 @@ impl Replay {
                     hash: payload.try_into().ok().map_or(0, u64::from_le_bytes),
                 },
                 Kind::End => Record::End { ticks: r.tick },
+                Kind::Keyframe => Record::Keyframe {
+                    tick: r.tick,
+                    payload,
+                },
             }
         })
     }
@@ -501,6 +609,19 @@ impl Replay {
     fn payload(&self, r: &Index) -> Option<&[u8]> {
         self.bytes.get(r.start..r.start.checked_add(r.len)?)
     }
+}
+
+/// A `replay/keyframe_damaged` error for the keyframe of `tick`, whose
+/// snapshot check failed with `e`.
+#[cold]
+pub(crate) fn keyframe_damaged(tick: u64, e: &Error, where_: &str) -> Error {
+    Error::new(ErrorCode::Corrupt, super::KEYFRAME_DAMAGED)
+        .with_field("keyframe")
+        .with_value(tick)
+        .with_accepted("an intact encoded snapshot of this build's world")
+        .with_detail(format!(
+            "{where_}: the keyframe of tick {tick} is unusable: {e}"
+        ))
 }
 
 /// Reads until `buf` is full or the source ends; returns the bytes read.

@@ -92,6 +92,17 @@ where
             apply,
         }
     }
+
+    /// The world played on.
+    #[must_use]
+    pub fn world(&self) -> &World {
+        self.world
+    }
+
+    /// The world played on, mutably.
+    pub fn world_mut(&mut self) -> &mut World {
+        self.world
+    }
 }
 
 impl<F> ReplayTarget for WorldTarget<'_, F>
@@ -320,7 +331,7 @@ fn play<T: ReplayTarget>(replay: &Replay, target: &mut T) -> Result<Verification
                 report.verified_ticks = tick;
                 last_match = Some(tick);
             }
-            Record::End { .. } => {}
+            Record::End { .. } | Record::Keyframe { .. } => {}
         }
     }
     if report.checkpoints == 0 {

@@ -7,8 +7,10 @@ use std::path::Path;
 
 use laige_core::{Error, ErrorCode, Result};
 
+use super::crc32::crc32;
 use super::format::{
-    Kind, MAX_PAYLOAD_BYTES, RECORD_CRC, RECORD_PREFIX, ReplayHeader, encode_record,
+    Kind, MAX_KEYFRAME_BYTES, MAX_PAYLOAD_BYTES, RECORD_CRC, RECORD_PREFIX, ReplayHeader,
+    encode_record,
 };
 use super::{IO_FAILED, RECORDER_STOPPED, ReplayInput, TICK_OUT_OF_ORDER};
 
@@ -60,6 +62,7 @@ pub struct ReplayRecorder<W: Write> {
     input_buf: Vec<u8>,
     next_tick: u64,
     last_hash_tick: Option<u64>,
+    last_keyframe_tick: Option<u64>,
     state: State,
 }
 
@@ -98,6 +101,7 @@ impl<W: Write> ReplayRecorder<W> {
             input_buf: Vec::with_capacity(SCRATCH_BYTES),
             next_tick: 0,
             last_hash_tick: None,
+            last_keyframe_tick: None,
             state: State::Open,
         };
         rec.header.encode(&mut rec.scratch);
@@ -131,6 +135,81 @@ impl<W: Write> ReplayRecorder<W> {
             && completed == self.next_tick
             && completed.is_multiple_of(u64::from(self.header.hash_interval))
             && self.last_hash_tick != Some(completed)
+    }
+
+    /// Whether a keyframe is due after `completed` ticks: at tick 0 and
+    /// every `keyframe_interval` ticks, once each; never with an interval
+    /// of 0.
+    #[must_use]
+    pub fn wants_keyframe(&self, completed: u64) -> bool {
+        let interval = u64::from(self.header.keyframe_interval);
+        self.state == State::Open
+            && interval > 0
+            && completed == self.next_tick
+            && completed.is_multiple_of(interval)
+            && self.last_keyframe_tick != Some(completed)
+    }
+
+    /// Records a keyframe: `snapshot` is the world after `completed` ticks
+    /// encoded by `World::encode_snapshot` (or `SnapshotRing::encode`), at
+    /// most [`MAX_KEYFRAME_BYTES`](super::MAX_KEYFRAME_BYTES). Any
+    /// completed tick count may carry one, not only multiples of the
+    /// interval. The record is written from `snapshot` directly (no copy
+    /// into the scratch buffer).
+    ///
+    /// # Errors
+    /// `replay/tick_out_of_order` unless `completed` equals the number of
+    /// input records written and no keyframe was recorded for it yet;
+    /// `replay/input_too_large` for a snapshot over the cap (nothing is
+    /// written); `replay/recorder_stopped`; `replay/io_failed` (as
+    /// [`record_input_bytes`](Self::record_input_bytes)).
+    pub fn record_keyframe(&mut self, completed: u64, snapshot: &[u8]) -> Result<()> {
+        self.check_open(completed)?;
+        self.check_tick(
+            completed,
+            "completed",
+            self.next_tick,
+            "the number of input records written",
+        )?;
+        if self.last_keyframe_tick == Some(completed) {
+            return Err(Error::invalid_argument(
+                TICK_OUT_OF_ORDER,
+                "completed",
+                completed,
+                "a tick count without a keyframe yet",
+            ));
+        }
+        if snapshot.len() > MAX_KEYFRAME_BYTES as usize {
+            return Err(Error::invalid_argument(
+                super::INPUT_TOO_LARGE,
+                "keyframe",
+                format!("{} bytes at tick {completed}", snapshot.len()),
+                "at most 67108864 bytes per keyframe",
+            ));
+        }
+        // The prefix and the CRC of the prefix, around the payload.
+        self.scratch.clear();
+        encode_record(&mut self.scratch, Kind::Keyframe, completed, &[]);
+        let len = u32::try_from(snapshot.len()).unwrap_or(u32::MAX);
+        self.scratch[9..RECORD_PREFIX].copy_from_slice(&len.to_le_bytes());
+        let crc = crc32(&self.scratch[..RECORD_PREFIX]);
+        self.scratch.truncate(RECORD_PREFIX);
+        let result = self
+            .out
+            .write_all(&self.scratch)
+            .and_then(|()| self.out.write_all(snapshot))
+            .and_then(|()| self.out.write_all(&crc.to_le_bytes()))
+            .and_then(|()| self.out.flush());
+        if let Err(e) = result {
+            self.state = State::Failed(completed);
+            return Err(Error::new(ErrorCode::Io, IO_FAILED)
+                .with_field("tick")
+                .with_value(completed)
+                .with_detail("writing a keyframe record")
+                .with_source(e));
+        }
+        self.last_keyframe_tick = Some(completed);
+        Ok(())
     }
 
     /// Records one tick's input, encoded by [`ReplayInput::encode`]; call it

@@ -291,6 +291,16 @@ fn header_corrupt(value: impl std::fmt::Display, accepted: &'static str) -> Erro
         .with_accepted(accepted)
 }
 
+/// Checks an encoded snapshot's header and body checksum without decoding
+/// it (a replay reader's check of a keyframe it only indexes).
+///
+/// # Errors
+/// `snapshot/bytes_corrupt`, as [`SnapshotRing::decode`] for a damaged
+/// header or body.
+pub(crate) fn check_encoded(bytes: &[u8]) -> Result<()> {
+    body(bytes).map(|_| ())
+}
+
 /// The stored body of `bytes` and the header's flags, after the header's
 /// checks.
 fn body(bytes: &[u8]) -> Result<(&[u8], u16)> {

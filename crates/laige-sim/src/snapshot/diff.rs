@@ -85,12 +85,13 @@ impl WorldSnapshot {
         v
     }
 
-    /// The field breakdown of component `t`'s value in `row`, or `None`
-    /// for a type without named parts (a hand-written `StateHash`).
-    fn fields_of(&self, t: usize, row: usize) -> Option<Vec<(String, u64)>> {
+    /// The field breakdown of component `t`'s value in `row` (path, hash,
+    /// value text), or `None` for a type without named parts (a
+    /// hand-written `StateHash`).
+    fn fields_of(&self, t: usize, row: usize) -> Option<Vec<(String, u64, Option<String>)>> {
         let mut fields = FieldHashes::default();
         (self.layout.components[t].field_hashes)(&*self.columns[t], row, &mut fields)
-            .then(|| fields.into_fields())
+            .then(|| fields.into_entries())
     }
 
     /// The first difference between two snapshots, narrowed to the
@@ -166,8 +167,10 @@ impl WorldSnapshot {
 
     /// [`dump`](Self::dump), plus, after each `value` line for which
     /// `wanted(component name, entity bits)` holds, one
-    /// `field NAME ENTITY PATH HASH` line per field of the value (none for
-    /// a type without named parts). A cold path.
+    /// `field NAME ENTITY PATH HASH [VALUE]` line per field of the value
+    /// (none for a type without named parts; `VALUE` where the field's
+    /// type gives its text, [`StateHash::value_text`](crate::StateHash::value_text)).
+    /// A cold path.
     #[must_use]
     pub fn dump_fields(&self, mut wanted: impl FnMut(&'static str, u64) -> bool) -> String {
         let mut out = String::new();
@@ -188,8 +191,11 @@ impl WorldSnapshot {
             let h = (self.layout.components[t].value_hash)(&*self.columns[t], row);
             let _ = writeln!(out, "value {name} {entity} {h:#018x}");
             if wanted(name, bits) {
-                for (path, h) in self.fields_of(t, row).unwrap_or_default() {
-                    let _ = writeln!(out, "field {name} {entity} {path} {h:#018x}");
+                for (path, h, text) in self.fields_of(t, row).unwrap_or_default() {
+                    let _ = match text {
+                        Some(v) => writeln!(out, "field {name} {entity} {path} {h:#018x} {v}"),
+                        None => writeln!(out, "field {name} {entity} {path} {h:#018x}"),
+                    };
                 }
             }
         }
@@ -197,17 +203,23 @@ impl WorldSnapshot {
     }
 }
 
+type FieldEntry = (String, u64, Option<String>);
+
 /// The first field whose hash differs (or that one breakdown lacks: an
-/// enum in two variants), as `(path, detail)`.
-fn first_field_difference(a: &[(String, u64)], b: &[(String, u64)]) -> Option<(String, String)> {
-    for (path, ha) in a {
-        match b.iter().find(|(p, _)| p == path) {
-            Some((_, hb)) if hb == ha => {}
-            Some((_, hb)) => {
-                return Some((
-                    path.clone(),
-                    format!("field hashes {ha:#018x} and {hb:#018x}"),
-                ));
+/// enum in two variants), as `(path, detail)`; the detail gives both
+/// values after the hashes where the field's type says them.
+fn first_field_difference(a: &[FieldEntry], b: &[FieldEntry]) -> Option<(String, String)> {
+    for (path, ha, ta) in a {
+        match b.iter().find(|(p, _, _)| p == path) {
+            Some((_, hb, _)) if hb == ha => {}
+            Some((_, hb, tb)) => {
+                let detail = match (ta, tb) {
+                    (Some(va), Some(vb)) => {
+                        format!("field hashes {ha:#018x} and {hb:#018x} (values {va} and {vb})")
+                    }
+                    _ => format!("field hashes {ha:#018x} and {hb:#018x}"),
+                };
+                return Some((path.clone(), detail));
             }
             None => {
                 return Some((
@@ -218,8 +230,8 @@ fn first_field_difference(a: &[(String, u64)], b: &[(String, u64)]) -> Option<(S
         }
     }
     b.iter()
-        .find(|(p, _)| !a.iter().any(|(q, _)| q == p))
-        .map(|(p, _)| {
+        .find(|(p, _, _)| !a.iter().any(|(q, _, _)| q == p))
+        .map(|(p, _, _)| {
             (
                 p.clone(),
                 "the field is in one snapshot only (another enum variant)".to_owned(),

@@ -19,6 +19,7 @@ use laige_core::{Error, ErrorCode, Result};
 use crate::events;
 use crate::world::World;
 
+pub(crate) use bytes::check_encoded;
 pub use bytes::{
     MAX_SNAPSHOT_BODY, SNAPSHOT_FLAG_LZ4, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_HEADER_LEN,
     SNAPSHOT_MAGIC, SnapshotCompression,

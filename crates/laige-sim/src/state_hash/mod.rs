@@ -206,6 +206,15 @@ pub trait StateHash {
         false
     }
 
+    /// The value as short text without spaces, for a report that names a
+    /// differing field with both values (`1.5`, `-3`, `true`); `None`
+    /// (the default) for a type that does not say. The built-in integers,
+    /// `bool`, `char`, `Fpx16_16` (its exact decimal) and `Fp32Pinned`
+    /// say. A cold path.
+    fn value_text(&self) -> Option<String> {
+        None
+    }
+
     /// Whether [`encode_state`](Self::encode_state) and
     /// [`decode_state`](Self::decode_state) implement the encoding:
     /// `true` for the built-in impls and derived impls whose fields all
@@ -419,6 +428,8 @@ impl WordHasher {
 pub struct FieldHashes {
     path: String,
     fields: Vec<(String, u64)>,
+    /// Each field's [`StateHash::value_text`], beside `fields`.
+    texts: Vec<Option<String>>,
 }
 
 impl FieldHashes {
@@ -435,6 +446,7 @@ impl FieldHashes {
         let len = self.enter(name);
         if !value.hash_fields(self) {
             self.fields.push((self.path.clone(), hash_of(value)));
+            self.texts.push(value.value_text());
         }
         self.path.truncate(len);
     }
@@ -447,6 +459,7 @@ impl FieldHashes {
         report(self);
         if self.fields.len() == before {
             self.fields.push((self.path.clone(), hash_of(&())));
+            self.texts.push(None);
         }
         self.path.truncate(len);
     }
@@ -455,6 +468,18 @@ impl FieldHashes {
     #[must_use]
     pub fn into_fields(self) -> Vec<(String, u64)> {
         self.fields
+    }
+
+    /// The `(path, hash, value text)` of every field reported so far, in
+    /// report order (the text where the field's type says one:
+    /// [`StateHash::value_text`]).
+    #[must_use]
+    pub fn into_entries(self) -> Vec<(String, u64, Option<String>)> {
+        self.fields
+            .into_iter()
+            .zip(self.texts)
+            .map(|((p, h), t)| (p, h, t))
+            .collect()
     }
 
     fn enter(&mut self, name: &str) -> usize {
@@ -486,6 +511,9 @@ macro_rules! impl_int {
             }
             fn hash_layout(hasher: &mut StateHasher) {
                 hasher.write_bytes(stringify!($t).as_bytes());
+            }
+            fn value_text(&self) -> Option<String> {
+                Some(self.to_string())
             }
             #[inline]
             fn hash_state(&self, hasher: &mut StateHasher) {
@@ -533,6 +561,9 @@ impl StateHash for bool {
     fn hash_layout(hasher: &mut StateHasher) {
         hasher.write_bytes(b"bool");
     }
+    fn value_text(&self) -> Option<String> {
+        Some(self.to_string())
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.write_u8(u8::from(*self));
@@ -557,6 +588,9 @@ impl StateHash for char {
     }
     fn hash_layout(hasher: &mut StateHasher) {
         hasher.write_bytes(b"char");
+    }
+    fn value_text(&self) -> Option<String> {
+        Some(format!("U+{:04X}", u32::from(*self)))
     }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
@@ -594,6 +628,9 @@ impl StateHash for Fpx16_16 {
     fn hash_layout(hasher: &mut StateHasher) {
         hasher.write_bytes(b"Fpx16_16");
     }
+    fn value_text(&self) -> Option<String> {
+        Some(self.to_string())
+    }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.write_u32(self.to_hash_bits());
@@ -615,6 +652,9 @@ impl StateHash for Fp32Pinned {
     }
     fn hash_layout(hasher: &mut StateHasher) {
         hasher.write_bytes(b"Fp32Pinned");
+    }
+    fn value_text(&self) -> Option<String> {
+        Some(self.to_string())
     }
     #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
@@ -809,6 +849,9 @@ impl<T: StateHash + ?Sized> StateHash for Box<T> {
     fn hash_fields(&self, fields: &mut FieldHashes) -> bool {
         (**self).hash_fields(fields)
     }
+    fn value_text(&self) -> Option<String> {
+        (**self).value_text()
+    }
 }
 
 impl<T: StateHash + ?Sized> StateHash for &T {
@@ -826,6 +869,9 @@ impl<T: StateHash + ?Sized> StateHash for &T {
     }
     fn hash_fields(&self, fields: &mut FieldHashes) -> bool {
         (**self).hash_fields(fields)
+    }
+    fn value_text(&self) -> Option<String> {
+        (**self).value_text()
     }
 }
 
