@@ -17,6 +17,7 @@ mod edges;
 mod lint;
 mod net_cross;
 mod package;
+mod platforms;
 mod portability;
 mod run;
 mod tidy;

@@ -17,6 +17,7 @@ pub mod render_pipeline;
 pub mod report;
 pub mod sim;
 pub mod sprites;
+pub mod web;
 
 use harness::Bench;
 
@@ -33,4 +34,5 @@ pub const AREAS: &[(&str, AreaFn)] = &[
     ("sim", sim::run),
     ("sprites", sprites::run),
     ("render_pipeline", render_pipeline::run),
+    ("web", web::run),
 ];

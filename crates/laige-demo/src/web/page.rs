@@ -185,13 +185,16 @@ fn ended(outcome: laige_engine::Result<RunReport>) {
 }
 
 /// Starts the demo on the page's `<canvas id="laige">` (not on a page
-/// that plays a replay, `replay=…`: the page calls [`laige_replay`]).
+/// that plays a replay, `replay=…`: the page calls [`laige_replay`]; nor
+/// on one that measures, `bench=1`: the bench calls
+/// [`laige_bench_ticks`]).
 pub(crate) fn start() {
     install_panic_report();
     let search = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    if query(&search, "replay").is_some() {
+    // A page that plays a replay or measures ticks runs no live demo.
+    if query(&search, "replay").is_some() || query(&search, "bench").is_some() {
         return;
     }
     if let Err(err) = run() {
@@ -357,6 +360,25 @@ pub fn laige_replay(bytes: &[u8]) -> String {
             "{{\"verified\":false,\"error\":\"{}\"}}",
             json_text(&e.to_string())
         ),
+    }
+}
+
+/// The demo's tick-time run (`laige_demo::tick_bench`, the `web` bench
+/// area's page side) on `backend` (`fixed_point_16_16`,
+/// `float_pinned_32`): JSON `ticks`, `tick_p50_ns`, `tick_p99_ns`,
+/// `samples`, `state_hash` (hex), or `error`.
+#[wasm_bindgen]
+#[must_use]
+pub fn laige_bench_ticks(backend: &str, entities: u32, ticks: u32) -> String {
+    let run = backend
+        .parse()
+        .and_then(|b| laige_demo::tick_bench::run(b, entities, u64::from(ticks)));
+    match run {
+        Ok(r) => format!(
+            "{{\"ticks\":{},\"tick_p50_ns\":{},\"tick_p99_ns\":{},\"samples\":{},\"state_hash\":\"{:016x}\"}}",
+            r.ticks, r.tick_p50_ns, r.tick_p99_ns, r.samples, r.state_hash
+        ),
+        Err(e) => format!("{{\"error\":\"{}\"}}", json_text(&e.to_string())),
     }
 }
 
