@@ -192,6 +192,8 @@ impl<G: Game> EngineBuilder<G> {
     /// instead of a file: the finished recording's bytes are
     /// [`Recorded::bytes`](crate::Recorded::bytes) of the report. How a
     /// page records (it has no files; it offers the bytes as a download).
+    /// The buffer grows with the recording (by doubling: an allocation now
+    /// and then, unlike a file's recording, whose buffer is reused).
     #[must_use]
     pub fn record_in_memory(mut self) -> Self {
         self.record = Some(crate::record::RecordTarget::Memory);
