@@ -89,6 +89,11 @@ fn ticks_side_by_side(b: &mut Bench, root: &Path) -> Result<(), String> {
     ];
     let mut sides: [Side; 2] = Default::default();
     let ms = |ns: u64| ns as f64 / 1e6;
+    // A short run first on each backend, as each page does before its
+    // measured runs (caches, the allocator, the page's tier-up).
+    for (_, backend) in backends {
+        tick_bench::run(backend, 1000, 60).map_err(|e| e.to_string())?;
+    }
     for _ in 0..rounds {
         for (side, (_, backend)) in sides.iter_mut().zip(backends) {
             let run = tick_bench::run(backend, ENTITIES, ticks).map_err(|e| e.to_string())?;
