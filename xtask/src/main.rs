@@ -18,6 +18,7 @@ mod edges;
 mod lint;
 mod net_cross;
 mod package;
+mod platforms;
 mod portability;
 mod replay_diff;
 mod run;

@@ -341,6 +341,11 @@ pub fn ci() -> anyhow::Result<()> {
 
 /// `cargo xtask bench`: build and run `laige-bench` in release.
 pub fn bench(trace: bool, args: &[String]) -> anyhow::Result<()> {
+    // The `web` area measures the pages: build both sites first.
+    if wants_area(args, "web") {
+        crate::web::build_variant(crate::web::Simd::Off)?;
+        crate::web::build_variant(crate::web::Simd::On)?;
+    }
     let mut c = cargo();
     c.args(["run", "--release", "--quiet", "-p", "laige-bench"]);
     if trace {
@@ -355,9 +360,43 @@ pub fn bench(trace: bool, args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether laige-bench's `args` select `area`: no filter (every area), or
+/// a filter naming part of it or a metric inside it (`web.tick`).
+fn wants_area(args: &[String], area: &str) -> bool {
+    // laige-bench's options that take a value (the next argument).
+    const VALUED: [&str; 5] = ["--out", "--svg", "--baseline", "--budgets", "--vector-unit"];
+    let mut filters = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if VALUED.contains(&a.as_str()) {
+            skip = true;
+        } else if !a.starts_with('-') {
+            filters.push(a.as_str());
+        }
+    }
+    filters.is_empty()
+        || filters
+            .iter()
+            .any(|f| area.contains(f) || f.starts_with(area))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_web_area_is_built_for_only_when_selected() {
+        let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert!(wants_area(&args(&[]), "web"));
+        assert!(wants_area(&args(&["--quick"]), "web"));
+        assert!(wants_area(&args(&["--quick", "web"]), "web"));
+        assert!(wants_area(&args(&["web.tick"]), "web"));
+        assert!(!wants_area(&args(&["math"]), "web"));
+        assert!(!wants_area(&args(&["--baseline", "web", "math"]), "web"));
+    }
 
     #[test]
     fn every_example_is_run_by_the_test_command() {

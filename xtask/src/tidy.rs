@@ -44,6 +44,7 @@ pub const RULES: &[(&str, Rule)] = &[
         render_names_no_sim_type(root)
     }),
     ("code map", code_map),
+    ("platforms table", |root, _| crate::platforms::check(root)),
 ];
 
 /// The determinism lint's violations over its configured scope.

@@ -1,4 +1,4 @@
-//! `cargo xtask web [--serve | --test]`: the demo as a static site under `target/web` (the
+//! `cargo xtask web [--serve | --test] [--simd128]`: the demo as a static site under `target/web` (the
 //! page, the wasm module and wasm-bindgen's `--target web` glue, the
 //! module optimized by `wasm-opt` when binaryen is installed), optionally
 //! served on 127.0.0.1 for a person (`--serve`); and the browser test
@@ -31,6 +31,11 @@ pub struct Args {
     /// headless Chromium against the native demo).
     #[arg(long, conflicts_with = "serve")]
     test: bool,
+    /// Build the module with wasm SIMD128 (`-C target-feature=+simd128`)
+    /// into `target/web-simd128` instead (the `web` bench area's second
+    /// site).
+    #[arg(long, conflicts_with = "test")]
+    simd128: bool,
 }
 
 /// The built site and its module's sizes in bytes.
@@ -58,7 +63,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let site = build()?;
+    let site = build_variant(if args.simd128 { Simd::On } else { Simd::Off })?;
     println!("{}", sizes(&site));
     if args.serve {
         serve(&site.dir, args.port)?;
@@ -98,10 +103,39 @@ fn have(program: &str) -> bool {
 
 /// Builds the site: the demo's web binary (release), its glue, the page.
 pub fn build() -> anyhow::Result<Site> {
+    build_variant(Simd::Off)
+}
+
+/// Whether the module may use wasm's 128-bit SIMD instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Simd {
+    /// rustc's default wasm32 features (no SIMD): `target/web`.
+    Off,
+    /// `-C target-feature=+simd128` (auto-vectorized loops; every browser
+    /// since 2021 runs it): `target/web-simd128`, built in its own target
+    /// dir (`target/wasm-simd128`) so the two builds do not undo each other.
+    On,
+}
+
+/// [`build`] with or without SIMD128.
+pub fn build_variant(simd: Simd) -> anyhow::Result<Site> {
     let root = root();
-    let dir = root.join("target/web");
+    let (dir, target_dir) = match simd {
+        Simd::Off => (root.join("target/web"), root.join("target")),
+        Simd::On => (
+            root.join("target/web-simd128"),
+            root.join("target/wasm-simd128"),
+        ),
+    };
     std::fs::create_dir_all(&dir)?;
     let mut c = cargo();
+    if simd == Simd::On {
+        c.env("CARGO_TARGET_DIR", &target_dir);
+        c.env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+            "-C target-feature=+simd128",
+        );
+    }
     c.args([
         "build",
         "--release",
@@ -116,13 +150,13 @@ pub fn build() -> anyhow::Result<Site> {
         "laige-demo-web",
     ]);
     checked(c, "building laige-demo-web for wasm32-unknown-unknown")?;
-    let built = root.join("target/wasm32-unknown-unknown/release/laige-demo-web.wasm");
+    let built = target_dir.join("wasm32-unknown-unknown/release/laige-demo-web.wasm");
     // wasm-opt runs on rustc's module, before wasm-bindgen: binaryen 108
     // (Debian's) rewrites the externref table of wasm-bindgen's output
     // into one the glue cannot fill ("WebAssembly.Table.set(): Argument 1
     // is invalid"); bindgen's own passes after it are size-neutral.
     let (module, optimized) = if have("wasm-opt") {
-        let opt = root.join("target/wasm32-unknown-unknown/release/laige-demo-web.opt.wasm");
+        let opt = target_dir.join("wasm32-unknown-unknown/release/laige-demo-web.opt.wasm");
         let mut c = Command::new("wasm-opt");
         // The features rustc's wasm32 target enables by default (binaryen
         // must be told which instructions it may read and write).
@@ -136,6 +170,9 @@ pub fn build() -> anyhow::Result<Site> {
             "--enable-multivalue",
             "--enable-reference-types",
         ]);
+        if simd == Simd::On {
+            c.arg("--enable-simd");
+        }
         c.arg(&built).arg("-o").arg(&opt);
         checked(c, "wasm-opt -O3")?;
         (opt, true)
@@ -163,7 +200,7 @@ pub fn build() -> anyhow::Result<Site> {
     };
     // The unoptimized module's size, for the figures (its glue is not served).
     let raw = if optimized {
-        let scratch = root.join("target/web-raw");
+        let scratch = dir.with_extension("raw");
         std::fs::create_dir_all(&scratch)?;
         bindgen_into(&built, &scratch)?
     } else {

@@ -55,14 +55,23 @@ const TYPES = {
 
 /// Serves the files of `dir` on 127.0.0.1 (a free port); `{ url, close }`.
 /// `extra` maps a path (`/index.html`) to generated content.
-export async function serveDir(dir, extra = {}) {
+/// `options.isolated` sends the cross-origin isolation headers (COOP
+/// same-origin, COEP require-corp): a page's `performance.now()` then
+/// ticks in 5 µs steps instead of 100 µs (what a timing page needs).
+export async function serveDir(dir, extra = {}, options = {}) {
   const root = resolve(dir);
+  const isolation = options.isolated
+    ? {
+        "cross-origin-opener-policy": "same-origin",
+        "cross-origin-embedder-policy": "require-corp",
+      }
+    : {};
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
     const body = extra[path === "/" ? "/index.html" : path];
     if (body !== undefined) {
       const type = TYPES[extname(path === "/" ? "/index.html" : path)] ?? "text/plain";
-      res.writeHead(200, { "content-type": type, "cache-control": "no-store" });
+      res.writeHead(200, { "content-type": type, "cache-control": "no-store", ...isolation });
       res.end(body);
       return;
     }
@@ -77,6 +86,7 @@ export async function serveDir(dir, extra = {}) {
       res.writeHead(200, {
         "content-type": TYPES[extname(file)] ?? "application/octet-stream",
         "cache-control": "no-store",
+        ...isolation,
       });
       res.end(data);
     } catch {

@@ -30,14 +30,23 @@
 // keyboard: Input.dispatchMouseEvent / dispatchKeyEvent) reach the
 // simulation (a burst spawns); the page's input log (every tick's
 // delivered events) played by the native demo (`--input-log`) gives the
-// page's state hash at a later tick, and the same log without one of its
-// lines does not (a dropped event is caught).
+// page's state hash at a later tick, and the same log without the tick of
+// the key press does not (a dropped event is caught).
+//
+// And replays both ways: a page run recorded in memory (`record=1`) and
+// offered as a Blob download is downloaded (the page's link clicked) and
+// verified by the native demo (`--replay`: every recorded state hash, and
+// the final hash equals the page's); a native recording (`--record`) is
+// served and played back in a page (`replay=URL`): verified, with the
+// native run's final state hash (and the two recordings of the same
+// scripted session are byte-identical); a torn copy and a page with another
+// entity count are not verified (the negative controls).
 //
 // And that a Rust panic reaches the test: a page asked to panic
 // (`panic_at=N`) sets window.laigePanic and logs console.error with the
 // panic's message.
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { launchChromium, serveDir } from "./chromium.mjs";
@@ -66,6 +75,13 @@ const HUD_ROWS = 120;
 // Sprites of the input check's page (the property does not need 10k; a
 // small swarm runs much faster under SwiftShader).
 const INPUT_ENTITIES = 1000;
+// The entities of the replay checks' runs (the property does not need
+// 10k; the native --replay and the page's playback need the same count).
+const REPLAY_ENTITIES = 1000;
+// The scripted session's length of a native `laige-demo --ticks N` run
+// (`laige_demo::args::DEFAULT_SECONDS`): the recorded page runs the same
+// script, so the two recordings can be compared byte for byte.
+const NATIVE_SCRIPT_SECONDS = 5;
 const TIMEOUT_MS = Number(process.env.LAIGE_WEB_TIMEOUT_MS || 240_000);
 
 const fail = (why) => {
@@ -152,6 +168,7 @@ try {
   if (nativeDemo) {
     await compareFrame(browser, errors);
     await inputThroughCdp(browser, errors);
+    await replaysBothWays(browser, errors);
   }
 } catch (e) {
   fail(e.message || String(e));
@@ -323,11 +340,144 @@ async function inputThroughCdp(browser, errors) {
   const native = nativeRun(args);
   console.log(`demo-test: input: state hash at tick ${target}: page ${hash}, native playback ${native}`);
   if (hash !== native) fail(`after CDP input the page's hash at tick ${target} is ${hash}, the native playback's ${native}`);
-  const dropped = lines.filter((_, i) => i !== Math.floor(lines.length / 2)).join("\n") + "\n";
+  // The tick whose events hold the B press: without it no burst spawns,
+  // so the state must differ. (Dropping an arbitrary tick's events can
+  // leave the state as it was: a pointer move the next one overrides.)
+  const pressLine = lines.findIndex(hasKeyPress);
+  if (pressLine < 0) {
+    fail(`no tick of the page's input log holds a key press: ${log}`);
+    return;
+  }
+  const dropped = lines.filter((_, i) => i !== pressLine).join("\n") + "\n";
   writeFileSync(file, dropped);
   const without = nativeRun(args);
-  console.log(`demo-test: input: the same log without one tick's events: ${without}`);
+  console.log(
+    `demo-test: input: the same log without tick ${lines[pressLine].split(" ")[0]}'s events (the key press): ${without}`,
+  );
   if (without === hash) fail("a dropped input event went unnoticed");
+}
+
+/// A page run recorded and downloaded, verified natively; a native
+/// recording verified in a page (see the top).
+async function replaysBothWays(browser, errors) {
+  const watch = (page) => {
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    page.on("pageerror", (e) => errors.push(String(e)));
+  };
+  const waitFor = async (page, expr, what) => {
+    const started = Date.now();
+    for (;;) {
+      const r = await page.evaluate(
+        (e) => ({ value: window[e] ?? null, panic: window.laigePanic ?? null }),
+        expr,
+      );
+      if (r.panic) throw new Error(`the page panicked: ${r.panic}`);
+      if (r.value) return r.value;
+      if (Date.now() - started > TIMEOUT_MS) throw new Error(`replay check: no ${what}`);
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+  };
+  // Page → native: record, download, --replay.
+  const page = await browser.newPage({ viewport: { width: 900, height: 720 } });
+  watch(page);
+  await page.goto(
+    `${server.url}/index.html?entities=${REPLAY_ENTITIES}&script=${NATIVE_SCRIPT_SECONDS}` +
+      `&ticks=${TICK}&record=1&hash_every=0`,
+  );
+  const end = await waitFor(page, "laigeEnd", "end of the recorded run");
+  await page.locator("#download:not([hidden])").waitFor({ timeout: 30_000 });
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.locator("#download").click(),
+  ]);
+  const file = join(site, "page-recording.lrp");
+  await download.saveAs(file);
+  await page.close();
+  const pageHash = /state hash ([0-9a-f]{16})/.exec(end)?.[1];
+  // The run ends on the frame that reaches TICK, which may run a few
+  // ticks past it (a frame's catch-up): the native recording below runs
+  // as many ticks as the page did.
+  const pageTicks = Number(/ticks (\d+)/.exec(end)?.[1] ?? TICK);
+  console.log(
+    `demo-test: replay: the page's recorded run: ${end}; downloaded ${download.suggestedFilename()} ` +
+      `(${statSync(file).size} bytes)`,
+  );
+  let out;
+  try {
+    out = execFileSync(nativeDemo, ["--quiet", "--entities", String(REPLAY_ENTITIES), "--replay", file], {
+      stdio: ["ignore", "pipe", "pipe"],
+    }).toString();
+  } catch (e) {
+    fail(`the native demo did not verify the page's recording: ${e.stdout}${e.stderr}`);
+    return;
+  }
+  const verdict = out.split("\n").find((l) => l.includes("replay verified")) ?? "";
+  const nativeReplayHash = /state hash:\s+([0-9a-f]{16})/.exec(out)?.[1];
+  console.log(
+    `demo-test: replay: page recording played natively: ${verdict.trim()}; final state hash ` +
+      `native ${nativeReplayHash}, page ${pageHash}`,
+  );
+  if (!verdict) fail(`the native replay of the page's recording did not verify: ${out}`);
+  if (!pageHash || pageHash !== nativeReplayHash) {
+    fail(`the page's final state hash ${pageHash} differs from its native replay's ${nativeReplayHash}`);
+  }
+  // Native → page: --record, served, replay=URL.
+  const nativeFile = join(site, "native-recording.lrp");
+  const nativeHash = nativeRun([
+    "--entities", String(REPLAY_ENTITIES), "--ticks", String(pageTicks), "--record", nativeFile,
+  ]);
+  const bytes = readFileSync(nativeFile);
+  // The same scripted session to the same tick: the same file, byte for
+  // byte, and the same final state.
+  const same = Buffer.compare(bytes, readFileSync(file)) === 0;
+  console.log(`demo-test: replay: the page's and the native recording are ${same ? "byte-identical" : "DIFFERENT"}`);
+  if (!same) fail("the page's recording differs from the native recording of the same session");
+  if (nativeHash !== pageHash) {
+    fail(`the native run of ${pageTicks} ticks ends on ${nativeHash}, the page's on ${pageHash}`);
+  }
+  writeFileSync(join(site, "native-torn.lrp"), bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+  const playInPage = async (name, entities) => {
+    const p = await browser.newPage();
+    watch(p);
+    await p.goto(`${server.url}/index.html?entities=${entities}&replay=${name}`);
+    const v = await waitFor(p, "laigeReplay", `verdict of ${name}`);
+    await p.close();
+    return v;
+  };
+  const inPage = await playInPage("native-recording.lrp", REPLAY_ENTITIES);
+  console.log(
+    `demo-test: replay: native recording (${bytes.length} bytes) played in the page: ` +
+      `${inPage.verdict ?? inPage.error}; final state hash page ${inPage.state_hash}, native ${nativeHash}`,
+  );
+  if (!inPage.verified) fail(`the page did not verify the native recording: ${JSON.stringify(inPage)}`);
+  if (inPage.state_hash !== nativeHash) {
+    fail(`the page's playback ends on ${inPage.state_hash}, the native recorded run on ${nativeHash}`);
+  }
+  const torn = await playInPage("native-torn.lrp", REPLAY_ENTITIES);
+  const other = await playInPage("native-recording.lrp", REPLAY_ENTITIES - 1);
+  console.log(
+    `demo-test: replay: negative controls in the page: torn copy -> ${torn.verdict ?? torn.error} ` +
+      `(exit ${torn.exit_code ?? "-"}); entities=${REPLAY_ENTITIES - 1} -> ${other.verdict ?? other.error}`,
+  );
+  if (torn.verified || other.verified) fail("a torn or mismatched replay was reported verified in the page");
+}
+
+/// Whether an input log line (`TICK HEX`, the engine's tick-input
+/// encoding: version, u32 count, then per event an i64 time, a tag and the
+/// kind's fields) holds a key press.
+function hasKeyPress(line) {
+  const bytes = Buffer.from(line.split(" ")[1] ?? "", "hex");
+  const count = bytes.length >= 5 ? bytes.readUInt32LE(1) : 0;
+  const size = { 0: 3, 1: 9, 2: 12, 3: 8 };
+  let pos = 5;
+  for (let i = 0; i < count && pos + 9 <= bytes.length; i += 1) {
+    const tag = bytes[pos + 8];
+    if (tag === 0 && bytes[pos + 11] === 1) return true;
+    pos += 9 + (size[tag] ?? Infinity);
+  }
+  return false;
 }
 
 /// A panic in the page is reported with its message (the panic hook).

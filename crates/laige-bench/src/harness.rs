@@ -205,6 +205,19 @@ impl Bench {
         ops: u64,
         contenders: &mut [&mut dyn FnMut() -> R],
     ) -> Vec<Stats> {
+        let mut times = self.interleaved_rounds(samples, ops, contenders);
+        times.iter_mut().map(|t| Stats::of(t)).collect()
+    }
+
+    /// [`interleaved`](Self::interleaved)'s samples in round order, one
+    /// vector per contender (ns per operation): what [`paired_ratio`]
+    /// needs.
+    pub fn interleaved_rounds<R>(
+        &self,
+        samples: usize,
+        ops: u64,
+        contenders: &mut [&mut dyn FnMut() -> R],
+    ) -> Vec<Vec<f64>> {
         let k = contenders.len();
         let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(samples); k];
         // Warm-up: one run each.
@@ -220,7 +233,7 @@ impl Bench {
                 times[idx].push(ns / ops as f64);
             }
         }
-        times.iter_mut().map(|t| Stats::of(t)).collect()
+        times
     }
 
     /// Measures one closure: `samples` runs of `ops` operations each.
@@ -336,6 +349,22 @@ pub enum Verdict {
 /// bound as text, the verdict, and the budget's `why`.
 pub type CheckRow = (String, Option<f64>, String, Verdict, String);
 
+/// The median over rounds of `ours[r] / theirs[r]`: each round's two runs
+/// saw the same machine state (the same neighbours' load, the same
+/// frequency), so the ratio of one round cancels the load drift between
+/// rounds that a ratio of two medians — each taken over its own rounds —
+/// keeps. 0 for no rounds; rounds where `theirs` is 0 are left out.
+#[must_use]
+pub fn paired_ratio(ours: &[f64], theirs: &[f64]) -> f64 {
+    let mut ratios: Vec<f64> = ours
+        .iter()
+        .zip(theirs)
+        .filter(|(_, t)| **t > 0.0)
+        .map(|(o, t)| o / t)
+        .collect();
+    Stats::of(&mut ratios).median
+}
+
 /// Compares the report with the budgets; returns one row per budget.
 pub fn check(report: &Report, budgets: &Budgets) -> Vec<CheckRow> {
     budgets
@@ -375,6 +404,16 @@ mod tests {
         assert_eq!(s.min, 1.0);
         assert_eq!(s.max, 100.0);
         assert_eq!(s.n, 100);
+    }
+
+    #[test]
+    fn paired_ratio_is_the_median_of_each_rounds_ratio() {
+        // Round 2 ran under load on both sides: its ratio is still 2.
+        let ours = [2.0, 20.0, 2.2, 1.8];
+        let theirs = [1.0, 10.0, 1.0, 1.0];
+        assert_eq!(paired_ratio(&ours, &theirs), 2.0);
+        assert_eq!(paired_ratio(&[], &[]), 0.0);
+        assert_eq!(paired_ratio(&[1.0], &[0.0]), 0.0);
     }
 
     #[test]

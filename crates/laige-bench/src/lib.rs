@@ -19,6 +19,7 @@ pub mod replay;
 pub mod report;
 pub mod sim;
 pub mod sprites;
+pub mod web;
 
 use harness::Bench;
 
@@ -36,4 +37,5 @@ pub const AREAS: &[(&str, AreaFn)] = &[
     ("sprites", sprites::run),
     ("render_pipeline", render_pipeline::run),
     ("replay", replay::run),
+    ("web", web::run),
 ];

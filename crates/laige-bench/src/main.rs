@@ -68,7 +68,7 @@ struct Args {
     #[arg(long, value_name = "UNIT", value_parser = parse_vector_unit)]
     vector_unit: Option<VectorUnit>,
     /// Run only the areas (diag, engine, math, net, physics, sim, sprites,
-    /// render_pipeline) whose name contains one of these, or that a filter
+    /// render_pipeline, web) whose name contains one of these, or that a filter
     /// names the start of (e.g. `math.sqrt`).
     #[arg(value_name = "FILTER")]
     filter: Vec<String>,

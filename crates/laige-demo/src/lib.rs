@@ -77,6 +77,7 @@ pub mod input_log;
 pub mod net;
 mod present;
 mod sim;
+pub mod tick_bench;
 
 use laige_engine::input::{ButtonState, InputKind, InputPoint, KeyCode};
 use laige_engine::render::gl::ViewRect;

@@ -268,7 +268,11 @@ fn print_report(args: &Args, report: laige_engine::RunReport) -> laige_engine::R
                 eprintln!(
                     "laige-demo: the recording {} is incomplete (it holds every record before \
                      the failure; --replay verifies that prefix): {e}",
-                    recorded.path.display()
+                    recorded
+                        .path
+                        .as_deref()
+                        .unwrap_or(std::path::Path::new("in memory"))
+                        .display()
                 );
                 return Ok(report.exit_code().max(laige_engine::EXIT_SYSTEM_FAILED));
             }

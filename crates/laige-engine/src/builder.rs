@@ -48,7 +48,7 @@ pub struct EngineBuilder<G = NoGame> {
     pub(crate) script: Vec<(ScriptAt, InputKind)>,
     pub(crate) options: EngineOptions,
     /// Where the run is recorded ([`record`](EngineBuilder::record)).
-    pub(crate) record: Option<PathBuf>,
+    pub(crate) record: Option<crate::record::RecordTarget>,
     /// The game's part of the replay identity.
     pub(crate) replay_identity: u64,
     /// The network session that owns the ticks ([`net`](EngineBuilder::net)).
@@ -184,7 +184,19 @@ impl<G: Game> EngineBuilder<G> {
     /// says what was written; [`Engine::replay`] plays it back.
     #[must_use]
     pub fn record(mut self, path: impl Into<PathBuf>) -> Self {
-        self.record = Some(path.into());
+        self.record = Some(crate::record::RecordTarget::File(path.into()));
+        self
+    }
+
+    /// Records the run as [`record`](Self::record) does, into memory
+    /// instead of a file: the finished recording's bytes are
+    /// [`Recorded::bytes`](crate::Recorded::bytes) of the report. How a
+    /// page records (it has no files; it offers the bytes as a download).
+    /// The buffer grows with the recording (by doubling: an allocation now
+    /// and then, unlike a file's recording, whose buffer is reused).
+    #[must_use]
+    pub fn record_in_memory(mut self) -> Self {
+        self.record = Some(crate::record::RecordTarget::Memory);
         self
     }
 

@@ -47,8 +47,8 @@ impl<G: Game> Engine<G> {
     /// shutdown and is reported in [`RunReport::exit`].
     pub fn run_headless(mut self, limit: RunLimit) -> Result<RunReport> {
         self.install_log_subscriber()?;
-        if let Some(path) = self.parts.record.take() {
-            return crate::record::run_recorded(self.parts, &path, |e| e.run_headless_now(limit));
+        if let Some(target) = self.parts.record.take() {
+            return crate::record::run_recorded(self.parts, target, |e| e.run_headless_now(limit));
         }
         self.run_headless_now(limit)
     }

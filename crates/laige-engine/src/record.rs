@@ -9,6 +9,9 @@
 //!   when the header's interval makes one due. Each record is flushed as it
 //!   is written: a run that is killed leaves a readable prefix. What was
 //!   written is [`RunReport::recording`](crate::RunReport::recording).
+//!   [`EngineBuilder::record_in_memory`](crate::EngineBuilder::record_in_memory)
+//!   writes the same bytes into memory instead (a page, which has no
+//!   files: [`Recorded::bytes`]).
 //! * **Replay**: [`Engine::replay`](crate::Engine::replay) re-runs a file
 //!   headless and unpaced through the same game, on the recorded backend
 //!   and seed: every recorded event is queued for its recorded tick with
@@ -17,7 +20,8 @@
 //!   game raises from its callbacks during playback are dropped (the
 //!   recording holds them already). After every tick the state hash is
 //!   compared with the recorded one: [`ReplayReport`] names the first
-//!   differing tick.
+//!   differing tick. [`Engine::replay_bytes`](crate::Engine::replay_bytes)
+//!   plays a recording held in memory (a page's fetched or chosen file).
 //!
 //! Verification is strict: a file whose due hash is missing is damage (the
 //! reader refuses it), a playback that compared no hash is
@@ -30,10 +34,12 @@
 //! times are the recorded ones and `seq` is the playback queue's own
 //! counter.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use laige_core::{Error, MathBackend, Result};
 use laige_sim::StateHasher;
@@ -41,7 +47,9 @@ use laige_sim::World;
 use laige_sim::input::{
     ButtonState, CoordSpace, InputEvent, InputKind, InputPoint, KeyCode, MouseButton, ScriptAt,
 };
-use laige_sim::replay::{self, Divergence, ENGINE_VERSION, Replay, ReplayHeader, ReplayRecorder};
+use laige_sim::replay::{
+    self, Divergence, ENGINE_VERSION, Replay, ReplayHeader, ReplayPrefix, ReplayRecorder,
+};
 use laige_sim::snapshot::SnapshotRing;
 
 use crate::game::{Control, EngineScalar, Game, GameWrapper};
@@ -261,8 +269,12 @@ pub fn playback_script(replay: &Replay) -> Result<Vec<(ScriptAt, InputKind)>> {
 /// What a recorded run wrote ([`RunReport::recording`](crate::RunReport::recording)).
 #[derive(Debug)]
 pub struct Recorded {
-    /// The replay file.
-    pub path: PathBuf,
+    /// The replay file; `None` for a recording in memory.
+    pub path: Option<PathBuf>,
+    /// The recording's bytes (a recording in memory,
+    /// [`EngineBuilder::record_in_memory`](crate::EngineBuilder::record_in_memory));
+    /// empty for a file.
+    pub bytes: Vec<u8>,
     /// Ticks recorded (input records written).
     pub ticks: u64,
     /// The first write error, if any: recording stopped there and the file
@@ -272,29 +284,73 @@ pub struct Recorded {
 
 impl fmt::Display for Recorded {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let into = self.path.as_ref().map_or_else(
+            || format!("memory ({} bytes)", self.bytes.len()),
+            |p| p.display().to_string(),
+        );
         match &self.error {
-            None => write!(
-                f,
-                "recorded {} ticks to {}",
-                self.ticks,
-                self.path.display()
-            ),
+            None => write!(f, "recorded {} ticks to {into}", self.ticks),
             Some(e) => write!(
                 f,
-                "recording to {} stopped after {} ticks: {e}",
-                self.path.display(),
+                "recording to {into} stopped after {} ticks: {e}",
                 self.ticks
             ),
         }
     }
 }
 
+/// Where a run is recorded.
+#[derive(Clone, Debug)]
+pub(crate) enum RecordTarget {
+    /// A replay file ([`EngineBuilder::record`](crate::EngineBuilder::record)).
+    File(PathBuf),
+    /// Memory ([`EngineBuilder::record_in_memory`](crate::EngineBuilder::record_in_memory)).
+    Memory,
+}
+
+/// The recorder's sink: the replay file, or the bytes in memory.
+enum Sink {
+    File(BufWriter<File>),
+    Memory(Vec<u8>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Self::File(f) => f.write(buf),
+            Self::Memory(v) => v.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match self {
+            Self::File(f) => f.write_all(buf),
+            Self::Memory(v) => v.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Self::File(f) => f.flush(),
+            Self::Memory(_) => Ok(()),
+        }
+    }
+}
+
+/// Where a run that finishes inside the session's shutdown (a page's run:
+/// its report goes to a callback) leaves what it recorded.
+pub(crate) type RecordedSlot = Rc<RefCell<Option<Recorded>>>;
+
 /// The game, recording its run (see the module docs); every hook it does
 /// not add to forwards ([`GameWrapper`]).
 pub(crate) struct Recording<G> {
     inner: G,
-    path: PathBuf,
-    recorder: Option<ReplayRecorder<BufWriter<File>>>,
+    /// The file; `None` in memory.
+    path: Option<PathBuf>,
+    recorder: Option<ReplayRecorder<Sink>>,
+    /// Set: the recording is finished in [`Game::finish`] and left here
+    /// (a page's run); unset: the caller finishes it after the run.
+    slot: Option<RecordedSlot>,
     buf: Vec<u8>,
     ticks: u64,
     error: Option<Error>,
@@ -311,10 +367,11 @@ pub(crate) struct Recording<G> {
 }
 
 impl<G: Game> Recording<G> {
-    /// Creates `path` and writes the header of a run of `config`.
+    /// Creates `target` (a file, or the bytes in memory) and writes the
+    /// header of a run of `config`.
     pub(crate) fn create(
         inner: G,
-        path: &Path,
+        target: RecordTarget,
         config: &EngineConfig,
         identity: u64,
     ) -> Result<Self> {
@@ -324,10 +381,25 @@ impl<G: Game> Recording<G> {
             config_hash(config, identity),
         );
         header.keyframe_interval = config.replay.keyframe_interval;
+        let (path, sink) = match target {
+            RecordTarget::File(path) => {
+                header.validate()?;
+                let file = File::create(&path).map_err(|e| {
+                    Error::new(laige_core::ErrorCode::Io, laige_sim::events::IO_FAILED)
+                        .with_field("path")
+                        .with_value(path.display())
+                        .with_detail("creating the replay file")
+                        .with_source(e)
+                })?;
+                (Some(path), Sink::File(BufWriter::new(file)))
+            }
+            RecordTarget::Memory => (None, Sink::Memory(Vec::new())),
+        };
         Ok(Self {
             inner,
-            path: path.to_owned(),
-            recorder: Some(ReplayRecorder::create(path, header)?),
+            path,
+            recorder: Some(ReplayRecorder::new(sink, header)?),
+            slot: None,
             // Grown once to a busy tick's events; reused after.
             buf: Vec::with_capacity(4096),
             ticks: 0,
@@ -366,15 +438,24 @@ impl<G: Game> Recording<G> {
 
     /// Writes the end record (when recording did not stop early).
     pub(crate) fn finish(mut self) -> Recorded {
-        if let Some(r) = self.recorder.take()
-            && let Err(e) = r.finish()
-        {
-            self.fail(e);
+        self.finish_in_place()
+    }
+
+    /// [`finish`](Self::finish) in place (once: later calls report no
+    /// ticks and no bytes). A recording in memory whose write failed keeps
+    /// no bytes (there is nothing to offer but the error).
+    fn finish_in_place(&mut self) -> Recorded {
+        let mut bytes = Vec::new();
+        match self.recorder.take().map(ReplayRecorder::finish) {
+            Some(Ok(Sink::Memory(v))) => bytes = v,
+            Some(Ok(Sink::File(_))) | None => {}
+            Some(Err(e)) => self.fail(e),
         }
         Recorded {
-            path: self.path,
+            path: self.path.clone(),
+            bytes,
             ticks: self.ticks,
-            error: self.error,
+            error: self.error.take(),
         }
     }
 
@@ -404,7 +485,10 @@ impl<G: Game> Recording<G> {
     fn naming_path(&self, e: &Error, what: &str) -> Error {
         Error::new(e.code(), e.id())
             .with_field("record")
-            .with_value(Error::quoted(&self.path.display().to_string()))
+            .with_value(self.path.as_ref().map_or_else(
+                || "memory".to_owned(),
+                |p| Error::quoted(&p.display().to_string()),
+            ))
             .with_detail(format!("recording stopped at {what}"))
     }
 
@@ -453,6 +537,10 @@ impl<G: Game> GameWrapper for Recording<G> {
         // the state after setup, so the file holds a verifiable tick 0.
         self.hash_setup(world);
         self.inner.finish::<S>(world, report);
+        if let Some(slot) = self.slot.take() {
+            let recorded = self.finish_in_place();
+            *slot.borrow_mut() = Some(recorded);
+        }
     }
 
     fn on_tick<S: EngineScalar>(&mut self, world: &World, tick: u64) {
@@ -483,11 +571,12 @@ impl<G: Game> GameWrapper for Recording<G> {
 /// of the wrapped engine), and puts what was written into the report.
 pub(crate) fn run_recorded<G: Game>(
     parts: crate::EngineBuilder<G>,
-    path: &Path,
+    target: RecordTarget,
     run: impl FnOnce(crate::Engine<&mut Recording<G>>) -> Result<RunReport>,
 ) -> Result<RunReport> {
     parts.config.validate()?;
-    let mut recording = Recording::create(parts.game, path, &parts.config, parts.replay_identity)?;
+    let mut recording =
+        Recording::create(parts.game, target, &parts.config, parts.replay_identity)?;
     let engine = crate::Engine {
         parts: crate::EngineBuilder {
             game: &mut recording,
@@ -503,6 +592,40 @@ pub(crate) fn run_recorded<G: Game>(
     let mut report = run(engine)?;
     report.recording = Some(recording.finish());
     Ok(report)
+}
+
+/// `parts`'s game wrapped to record into `target` and leave what it
+/// recorded in the returned slot when the session's shutdown finishes the
+/// game (a page's run, whose report goes to a callback).
+#[cfg_attr(
+    not(all(feature = "web", target_arch = "wasm32")),
+    expect(
+        dead_code,
+        reason = "only a page's run finishes a recording in its shutdown"
+    )
+)]
+pub(crate) fn recorded_in_shutdown<G: Game>(
+    parts: crate::EngineBuilder<G>,
+    target: RecordTarget,
+) -> Result<(crate::Engine<Recording<G>>, RecordedSlot)> {
+    parts.config.validate()?;
+    let mut recording =
+        Recording::create(parts.game, target, &parts.config, parts.replay_identity)?;
+    let slot = RecordedSlot::default();
+    recording.slot = Some(Rc::clone(&slot));
+    let engine = crate::Engine {
+        parts: crate::EngineBuilder {
+            game: recording,
+            config: parts.config,
+            registrations: parts.registrations,
+            script: parts.script,
+            options: parts.options,
+            record: None,
+            replay_identity: parts.replay_identity,
+            net: parts.net,
+        },
+    };
+    Ok((engine, slot))
 }
 
 /// How a replay's playback ended.
@@ -742,7 +865,23 @@ impl<G: Game> crate::Engine<G> {
     /// [`run_headless`](Self::run_headless) returns before its start.
     pub fn replay(self, path: impl AsRef<Path>) -> Result<ReplayReport> {
         self.install_log_subscriber()?;
-        let (replay, damage) = Replay::read_prefix(path)?.into_playable()?;
+        let prefix = Replay::read_prefix(path)?;
+        self.replay_prefix(prefix)
+    }
+
+    /// [`replay`](Self::replay) of a recording held in memory (a page's:
+    /// fetched from its server or read from a chosen file).
+    ///
+    /// # Errors
+    /// As [`replay`](Self::replay), without the file's `replay/io_failed`.
+    pub fn replay_bytes(self, bytes: &[u8]) -> Result<ReplayReport> {
+        self.install_log_subscriber()?;
+        let prefix = Replay::parse_prefix(bytes)?;
+        self.replay_prefix(prefix)
+    }
+
+    fn replay_prefix(self, prefix: ReplayPrefix) -> Result<ReplayReport> {
+        let (replay, damage) = prefix.into_playable()?;
         // Damage is only ever returned for a torn file.
         let torn = damage.is_some();
         let mut parts = self.parts;

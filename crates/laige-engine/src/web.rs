@@ -40,8 +40,13 @@
 //! `[render] frame_rate_hz` does not apply: the browser's animation frames
 //! pace the page (the display's rate; none while the tab is hidden, after
 //! which the first frame catches up within the bound). What a page cannot
-//! do is refused with an error before the run starts: recording to a file
-//! (`EngineBuilder::record`), a headless GL context.
+//! do has a browser equivalent or is refused with an error before the run
+//! starts: a recording goes into memory (`EngineBuilder::record_in_memory`,
+//! the bytes in the report, for the page to offer as a download) — one to
+//! a file (`EngineBuilder::record`) is refused; a replay is played from
+//! bytes (`Engine::replay_bytes`, headless and unpaced on the page's
+//! thread); a headless GL context is refused; there are no signals (no
+//! Ctrl-C handler: the page's own controls end a run).
 
 use laige_core::clock::{MonotonicClock, SteadyClock};
 use laige_core::math::BackendVisitor;
@@ -62,6 +67,7 @@ use crate::game::{EngineScalar, Game};
 use crate::gl_present::{EngineStages, engine_stages, latest_screen};
 use crate::options::{EngineOptions, RunLimit};
 use crate::presenter::Presenter;
+use crate::record::RecordTarget;
 use crate::report::{ExitReason, RunReport};
 use crate::session::{RunPlan, Session, build_world};
 use crate::winit_input::input_kind;
@@ -83,13 +89,18 @@ impl<G: Game + 'static> Engine<G> {
     /// the start, then its CSS size × the device pixel ratio (winit
     /// follows the element's size).
     ///
+    /// A recording asked for with
+    /// [`record_in_memory`](EngineBuilder::record_in_memory) is finished
+    /// in the shutdown: its bytes are the report's
+    /// [`recording`](RunReport::recording) (the page offers them as a
+    /// download; [`Engine::replay_bytes`] plays such bytes back).
+    ///
     /// # Errors
-    /// Before anything runs: a recording was asked for
-    /// (`engine/window_failed`, Unsupported: a page has no files — record
-    /// a native run, or replay from bytes natively), the game's setup, a
+    /// Before anything runs: a recording to a file was asked for
+    /// (`engine/window_failed`, Unsupported: a page has no files), the game's setup, a
     /// builder registration, the scripted input, winit's event loop.
     pub fn run_web(
-        self,
+        mut self,
         canvas: HtmlCanvasElement,
         limit: RunLimit,
         on_end: impl FnOnce(Result<RunReport>) + 'static,
@@ -97,14 +108,41 @@ impl<G: Game + 'static> Engine<G> {
         if self.parts.options.install_log_subscriber {
             install_console_subscriber(&self.parts.config)?;
         }
-        if let Some(path) = &self.parts.record {
-            return Err(laige_core::diag::reported(
-                Error::new(ErrorCode::Unsupported, events::WINDOW_FAILED)
-                    .with_field("record")
-                    .with_value(path.display())
-                    .with_detail("a page has no file system to record a run into"),
-            ));
+        match self.parts.record.take() {
+            None => {}
+            Some(RecordTarget::File(path)) => {
+                return Err(laige_core::diag::reported(
+                    Error::new(ErrorCode::Unsupported, events::WINDOW_FAILED)
+                        .with_field("record")
+                        .with_value(path.display())
+                        .with_detail(
+                            "a page has no file system to record a run into \
+                             (EngineBuilder::record_in_memory records into the report)",
+                        ),
+                ));
+            }
+            Some(target @ RecordTarget::Memory) => {
+                // The recording is finished in the shutdown and put into
+                // the report before `on_end` sees it.
+                let (engine, slot) = crate::record::recorded_in_shutdown(self.parts, target)?;
+                return engine.run_web_now(canvas, limit, move |outcome| {
+                    on_end(outcome.map(|mut report| {
+                        report.recording = slot.borrow_mut().take();
+                        report
+                    }));
+                });
+            }
         }
+        self.run_web_now(canvas, limit, on_end)
+    }
+
+    /// [`run_web`](Self::run_web) without the recording step.
+    fn run_web_now(
+        self,
+        canvas: HtmlCanvasElement,
+        limit: RunLimit,
+        on_end: impl FnOnce(Result<RunReport>) + 'static,
+    ) -> Result<()> {
         let backend = self.parts.config.determinism.math;
         backend.run(WebRun {
             parts: self.parts,

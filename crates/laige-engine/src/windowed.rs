@@ -62,8 +62,8 @@ impl<G: Game> Engine<G> {
     /// the event loop refusing to start.
     pub fn run_windowed(mut self, limit: RunLimit) -> Result<RunReport> {
         self.install_log_subscriber()?;
-        if let Some(path) = self.parts.record.take() {
-            return crate::record::run_recorded(self.parts, &path, |e| e.run_windowed_now(limit));
+        if let Some(target) = self.parts.record.take() {
+            return crate::record::run_recorded(self.parts, target, |e| e.run_windowed_now(limit));
         }
         self.run_windowed_now(limit)
     }

@@ -141,6 +141,53 @@ fn a_recorded_run_replays_exactly_on_both_backends() {
     }
 }
 
+/// A recording in memory (a page's) holds the file's bytes, and plays back
+/// from those bytes; damaged bytes are refused, never played.
+#[test]
+fn a_recording_in_memory_is_the_file_and_replays_from_bytes() {
+    let path = file("memory-twin.lrp");
+    let (_, on_disk) = record(&path, MathBackend::FixedPoint16_16);
+    let mut config = EngineConfig::default();
+    config.determinism.seed = 99;
+    let report = Engine::builder()
+        .game(Probe::default())
+        .config(config)
+        .scripted_input(script())
+        .options(options())
+        .record_in_memory()
+        .build()
+        .unwrap()
+        .run_headless(RunLimit::Ticks(60))
+        .unwrap();
+    let rec = report.recording.expect("a recorded run says so");
+    assert!(rec.error.is_none(), "{rec}");
+    assert_eq!((rec.path.as_ref(), rec.ticks), (None, 60));
+    assert!(rec.to_string().contains("to memory"), "{rec}");
+    assert_eq!(rec.bytes, std::fs::read(&path).unwrap());
+    assert_eq!(report.state_hash, on_disk.state_hash);
+
+    let verdict = Engine::builder()
+        .game(Probe::default())
+        .options(options())
+        .build()
+        .unwrap()
+        .replay_bytes(&rec.bytes)
+        .unwrap();
+    assert!(verdict.outcome.is_verified(), "{verdict}");
+    assert_eq!(verdict.run.state_hash, report.state_hash);
+
+    let mut damaged = rec.bytes.clone();
+    let mid = damaged.len() / 2;
+    damaged[mid] ^= 0x40;
+    let refused = Engine::builder()
+        .game(Probe::default())
+        .options(options())
+        .build()
+        .unwrap()
+        .replay_bytes(&damaged);
+    assert!(refused.is_err(), "damaged bytes were played: {refused:?}");
+}
+
 #[test]
 fn a_changed_game_is_caught_at_its_first_differing_tick() {
     let path = file("diverge.lrp");

@@ -33,6 +33,8 @@ struct Status {
     /// The report's summary once the run ended, or the error that kept it
     /// from starting.
     end: Option<String>,
+    /// The run's recording (`record=1`), once the run ended.
+    recording: Option<Vec<u8>>,
 }
 
 thread_local! {
@@ -61,6 +63,23 @@ fn install_panic_report() {
         web_sys::console::error_1(&message.as_str().into());
         set_global("laigePanic", &message);
     }));
+}
+
+/// `t` as the inside of a JSON string (quotes, backslashes and control
+/// characters escaped).
+fn json_text(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    for c in t.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The value of `key` in the address's query (`?key=value&…`).
@@ -136,14 +155,25 @@ fn first_present() {
 
 fn ended(outcome: laige_engine::Result<RunReport>) {
     let line = match outcome {
-        Ok(report) => format!(
-            "exit {} ({}); ticks {}; frames {}; state hash {:016x}",
-            report.exit_code(),
-            report.exit.as_str(),
-            report.ticks,
-            report.frames,
-            report.state_hash
-        ),
+        Ok(mut report) => {
+            let mut line = format!(
+                "exit {} ({}); ticks {}; frames {}; state hash {:016x}",
+                report.exit_code(),
+                report.exit.as_str(),
+                report.ticks,
+                report.frames,
+                report.state_hash
+            );
+            if let Some(recorded) = report.recording.take() {
+                let _ = write!(line, "; {recorded}");
+                if let Some(e) = &recorded.error {
+                    web_sys::console::error_1(&format!("laige-demo: recording: {e}").into());
+                }
+                let bytes = recorded.bytes;
+                STATUS.with_borrow_mut(|s| s.recording = Some(bytes));
+            }
+            line
+        }
         Err(err) => {
             let line = format!("laige-demo: the run did not start: {err}");
             web_sys::console::error_1(&line.as_str().into());
@@ -154,12 +184,29 @@ fn ended(outcome: laige_engine::Result<RunReport>) {
     STATUS.with_borrow_mut(|s| s.end = Some(line));
 }
 
-/// Starts the demo on the page's `<canvas id="laige">`.
+/// Starts the demo on the page's `<canvas id="laige">` (not on a page
+/// that plays a replay, `replay=…`: the page calls [`laige_replay`]; nor
+/// on one that measures, `bench=1`: the bench calls
+/// [`laige_bench_ticks`]).
 pub(crate) fn start() {
     install_panic_report();
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    // A page that plays a replay or measures ticks runs no live demo.
+    if query(&search, "replay").is_some() || query(&search, "bench").is_some() {
+        return;
+    }
     if let Err(err) = run() {
         ended(Err(err));
     }
+}
+
+/// The address's entity count (`entities=N`, default 10 000).
+fn entities_of(search: &str) -> u32 {
+    query(search, "entities")
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(10_000, |n| u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 fn run() -> laige_engine::Result<()> {
@@ -178,7 +225,7 @@ fn run() -> laige_engine::Result<()> {
         .and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok())
         .ok_or_else(|| missing("the page has no <canvas id=\"laige\">"))?;
     let number = |key: &str| query(&search, key).and_then(|v| v.parse::<u64>().ok());
-    let entities = number("entities").map_or(10_000, |n| u32::try_from(n).unwrap_or(u32::MAX));
+    let entities = entities_of(&search);
     let hash_every = number("hash_every").unwrap_or(60);
     let limit = number("ticks").map_or(RunLimit::Unlimited, RunLimit::Ticks);
     STATUS.with_borrow_mut(|s| s.hashes.reserve(1024));
@@ -211,6 +258,9 @@ fn run() -> laige_engine::Result<()> {
         .replay_identity(replay_identity(entities));
     if let Some(seconds) = number("script") {
         builder = builder.scripted_input(headless_script(seconds, config.game_loop.tick_rate_hz));
+    }
+    if number("record") == Some(1) {
+        builder = builder.record_in_memory();
     }
     builder.build()?.run_web(canvas, limit, ended)
 }
@@ -249,12 +299,87 @@ pub fn laige_status() -> String {
         );
         match &s.end {
             Some(end) => {
-                let _ = write!(out, "\"{}\"}}", end.replace('\\', "\\\\").replace('"', "\\\""));
+                let _ = write!(out, "\"{}\"}}", json_text(end));
             }
             None => out.push_str("null}"),
         }
         out
     })
+}
+
+/// The run's recording (`record=1`): the replay file's bytes once the run
+/// ended (the page offers them as a download; `laige-demo --replay FILE
+/// --entities N` verifies them natively, [`laige_replay`] in a page).
+#[wasm_bindgen]
+#[must_use]
+pub fn laige_recording() -> Option<Vec<u8>> {
+    STATUS.with_borrow(|s| s.recording.clone())
+}
+
+/// Plays the replay `bytes` back through the demo (the address's
+/// `entities=N`, as recorded), headless and unpaced on the page's thread,
+/// comparing every recorded state hash: the verdict as JSON —
+/// `verified`, `exit_code` (the native `--replay`'s: 0 verified, 5
+/// diverged or not verified, 6 torn), `ticks`, `state_hash` (hex, the
+/// world after the playback) and `verdict` (the text), or `error` (a file
+/// the engine refused: damage, another identity).
+#[wasm_bindgen]
+#[must_use]
+pub fn laige_replay(bytes: &[u8]) -> String {
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let entities = entities_of(&search);
+    let demo = Demo {
+        entities,
+        progress_every_frames: 0,
+        ..Demo::default()
+    };
+    let options = EngineOptions {
+        handle_ctrl_c: false,
+        install_log_subscriber: false,
+        sprite_capacity: entities as usize + 256,
+        ..EngineOptions::default()
+    };
+    let verdict = Engine::builder()
+        .game(demo)
+        .options(options)
+        .replay_identity(replay_identity(entities))
+        .build()
+        .and_then(|engine| engine.replay_bytes(bytes));
+    match verdict {
+        Ok(v) => format!(
+            "{{\"verified\":{},\"exit_code\":{},\"ticks\":{},\"state_hash\":\"{:016x}\",\"verdict\":\"{}\"}}",
+            v.outcome.is_verified(),
+            v.exit_code(),
+            v.run.ticks,
+            v.run.state_hash,
+            json_text(&v.to_string()),
+        ),
+        Err(e) => format!(
+            "{{\"verified\":false,\"error\":\"{}\"}}",
+            json_text(&e.to_string())
+        ),
+    }
+}
+
+/// The demo's tick-time run (`laige_demo::tick_bench`, the `web` bench
+/// area's page side) on `backend` (`fixed_point_16_16`,
+/// `float_pinned_32`): JSON `ticks`, `tick_p50_ns`, `tick_p99_ns`,
+/// `samples`, `state_hash` (hex), or `error`.
+#[wasm_bindgen]
+#[must_use]
+pub fn laige_bench_ticks(backend: &str, entities: u32, ticks: u32) -> String {
+    let run = backend
+        .parse()
+        .and_then(|b| laige_demo::tick_bench::run(b, entities, u64::from(ticks)));
+    match run {
+        Ok(r) => format!(
+            "{{\"ticks\":{},\"tick_p50_ns\":{},\"tick_p99_ns\":{},\"samples\":{},\"state_hash\":\"{:016x}\"}}",
+            r.ticks, r.tick_p50_ns, r.tick_p99_ns, r.samples, r.state_hash
+        ),
+        Err(e) => format!("{{\"error\":\"{}\"}}", json_text(&e.to_string())),
+    }
 }
 
 /// The input every tick delivered so far (`laige_demo::input_log`'s text:
@@ -274,5 +399,10 @@ mod tests {
         assert_eq!(query("?a=1&ticks=300", "ticks").as_deref(), Some("300"));
         assert_eq!(query("?a=1", "ticks"), None);
         assert_eq!(query("", "ticks"), None);
+    }
+
+    #[test]
+    fn json_text_escapes_what_json_needs() {
+        assert_eq!(json_text("a\"b\\c\nd"), "a\\\"b\\\\c\\u000ad");
     }
 }
