@@ -365,8 +365,13 @@ impl<I: PlayerInput> NetDriver<I> {
                             Err(err) => err,
                         };
                         // A peer whose link fails or misbehaves is dropped;
-                        // a player's seat is emptied at the next change.
-                        event!(Warn, events::EPOCH_FAILED, peer = %peer.link.peer, error = %failed);
+                        // a player's seat is emptied at the next change. A
+                        // link that closes before its hello (a probe whether
+                        // the host is in session) is no peer: dropped quietly.
+                        let introduced = peer.seat.is_some() || peer.joiner || peer.spectator;
+                        if introduced {
+                            event!(Warn, events::EPOCH_FAILED, peer = %peer.link.peer, error = %failed);
+                        }
                         peer.gone = true;
                         if let Some(seat) = peer.seat.filter(|_| !peer.joiner)
                             && !self.lost_seats.contains(&seat)

@@ -114,23 +114,27 @@ impl<I: PlayerInput> NetDriver<I> {
             return Ok(None);
         };
         // Start a change once every player still seated has its link.
-        let members_here = self.roster.iter().enumerate().all(|(seat, s)| {
-            !matches!(s, Seat::Remote(_))
-                || self.lost_seats.contains(&seat)
-                || peers.iter().any(|p| p.member() && p.seat == Some(seat))
-        });
+        let members_here = |roster: &[Seat], lost: &[usize], peers: &[Peer]| {
+            roster.iter().enumerate().all(|(seat, s)| {
+                !matches!(s, Seat::Remote(_))
+                    || lost.contains(&seat)
+                    || peers.iter().any(|p| p.member() && p.seat == Some(seat))
+            })
+        };
         if slot.is_none()
-            && members_here
+            && members_here(&self.roster, &self.lost_seats, peers)
             && let Some((enter, leave, input_delay)) = self.next_change(peers)
         {
-            let tick =
-                current + self.config.input_delay as u64 + self.config.max_prediction as u64 + 2;
             let epoch = self.epoch + 1;
             for p in peers.iter_mut() {
                 if p.member() && (leave.is_none() || p.seat != leave) {
                     p.next_port = None;
                     p.final_hash = None;
-                    p.link.send(&Msg::Propose { epoch, tick })?;
+                    p.stopped_at = None;
+                    p.link.send(&Msg::Propose {
+                        epoch,
+                        tick: current,
+                    })?;
                 } else if p.member() {
                     // The player who left: no part in the next epoch.
                     p.gone = true;
