@@ -45,6 +45,46 @@ struct Result3 {
     changes: Vec<EpochChange>,
 }
 
+impl Result3 {
+    fn of(session: &NetSession<Steer>) -> Self {
+        Self {
+            stats: session.stats(),
+            confirmed: session.confirmed_hashes().to_vec(),
+            changes: session.driver().epoch_changes().to_vec(),
+        }
+    }
+}
+
+/// Player `me` of the players on `ports` (loopback; the other seats of
+/// the room of three empty), in a session with epochs: the host
+/// (`listener`) or a member of the host at `host`.
+fn seated(
+    me: usize,
+    ports: &[u16],
+    host: SocketAddr,
+    listener: Option<TcpListener>,
+    config: NetConfig,
+) -> NetSession<Steer> {
+    let mut seats = vec![Seat::Empty; 3];
+    for (seat, port) in ports.iter().enumerate() {
+        seats[seat] = if seat == me {
+            Seat::Local
+        } else {
+            Seat::Remote(SocketAddr::from(([127, 0, 0, 1], *port)))
+        };
+    }
+    let socket = UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap();
+    let mut session =
+        NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 3), config, &seats, socket).unwrap();
+    let factory = epoch_sockets(Faults::default());
+    match listener {
+        Some(listener) => session.driver_mut().host_epochs(listener, factory),
+        None => session.driver_mut().member_epochs(host, Some(me), factory),
+    }
+    .unwrap();
+    session
+}
+
 fn run(me: usize, session: &mut NetSession<Steer>, host_tick: &AtomicU64, done: &AtomicU32) {
     run_until(me, session, host_tick, done, 3, None, None);
 }
@@ -118,32 +158,9 @@ fn a_player_joins_a_running_session_and_all_three_agree() {
         let (done, host_tick) = (done.clone(), host_tick.clone());
         let listener = (me == 0).then(|| listener.try_clone().unwrap());
         threads.push(std::thread::spawn(move || {
-            let mut seats = vec![Seat::Empty; 3];
-            for (seat, port) in ports.iter().enumerate() {
-                seats[seat] = if seat == me {
-                    Seat::Local
-                } else {
-                    Seat::Remote(SocketAddr::from(([127, 0, 0, 1], *port)))
-                };
-            }
-            let socket = UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap();
-            let mut session =
-                NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 3), config(), &seats, socket)
-                    .unwrap();
-            let factory = epoch_sockets(Faults::default());
-            match listener {
-                Some(listener) => session.driver_mut().host_epochs(listener, factory),
-                None => session
-                    .driver_mut()
-                    .member_epochs(host_addr, Some(me), factory),
-            }
-            .unwrap();
+            let mut session = seated(me, &ports, host_addr, listener, config());
             run(me, &mut session, &host_tick, &done);
-            Result3 {
-                stats: session.stats(),
-                confirmed: session.confirmed_hashes().to_vec(),
-                changes: session.driver().epoch_changes().to_vec(),
-            }
+            Result3::of(&session)
         }));
     }
     {
@@ -161,11 +178,7 @@ fn a_player_joins_a_running_session_and_all_three_agree() {
             )
             .unwrap();
             run(2, &mut session, &host_tick, &done);
-            Result3 {
-                stats: session.stats(),
-                confirmed: session.confirmed_hashes().to_vec(),
-                changes: session.driver().epoch_changes().to_vec(),
-            }
+            Result3::of(&session)
         }));
     }
     let results: Vec<Result3> = threads.into_iter().map(|t| t.join().unwrap()).collect();
@@ -239,27 +252,8 @@ fn a_vanished_player_rejoins_a_spectator_joins_late_and_the_delay_changes() {
         let (done, host_tick) = (done.clone(), host_tick.clone());
         let listener = (me == 0).then(|| listener.try_clone().unwrap());
         threads.push(std::thread::spawn(move || {
-            let seats: Vec<Seat> = (0..3)
-                .map(|seat| {
-                    if seat == me {
-                        Seat::Local
-                    } else {
-                        Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[seat])))
-                    }
-                })
-                .collect();
-            let socket = UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap();
             let cfg = config_fast_disconnect();
-            let mut session =
-                NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 3), cfg, &seats, socket).unwrap();
-            let factory = epoch_sockets(Faults::default());
-            match listener {
-                Some(listener) => session.driver_mut().host_epochs(listener, factory),
-                None => session
-                    .driver_mut()
-                    .member_epochs(host_addr, Some(me), factory),
-            }
-            .unwrap();
+            let mut session = seated(me, &ports, host_addr, listener, cfg);
             let vanish = (me == 2).then_some(VANISH_AT);
             let delay = (me == 0).then_some((DELAY_AT, 4));
             if !run_until(me, &mut session, &host_tick, &done, 4, vanish, delay) {
@@ -284,11 +278,7 @@ fn a_vanished_player_rejoins_a_spectator_joins_late_and_the_delay_changes() {
                     None
                 ));
             }
-            Result3 {
-                stats: session.stats(),
-                confirmed: session.confirmed_hashes().to_vec(),
-                changes: session.driver().epoch_changes().to_vec(),
-            }
+            Result3::of(&session)
         }));
     }
     {
@@ -305,11 +295,7 @@ fn a_vanished_player_rejoins_a_spectator_joins_late_and_the_delay_changes() {
             )
             .unwrap();
             assert!(run_until(9, &mut session, &host_tick, &done, 4, None, None));
-            Result3 {
-                stats: session.stats(),
-                confirmed: session.confirmed_hashes().to_vec(),
-                changes: session.driver().epoch_changes().to_vec(),
-            }
+            Result3::of(&session)
         }));
     }
     let results: Vec<Result3> = threads.into_iter().map(|t| t.join().unwrap()).collect();
