@@ -2,10 +2,9 @@
 //! upload them, and proof that a crate outside the workspace builds on
 //! them.
 //!
-//! 1. `cargo package` for every workspace member whose manifest does not
-//!    say `publish = false`, in one invocation (cargo packages them in
-//!    dependency order and verifies each against the others through a
-//!    temporary local registry).
+//! 1. `cargo package --no-verify` for every workspace member whose
+//!    manifest does not say `publish = false`, in one invocation (cargo
+//!    packages them in dependency order); step 2 is the verification.
 //! 2. The `.crate` files are unpacked into a scratch workspace
 //!    (`target/package-check/`) whose `[patch.crates-io]` points every
 //!    laige crate at its unpacked package, with one more member: a game
@@ -115,48 +114,16 @@ fn readme_example(readme: &str) -> anyhow::Result<String> {
     Ok(out)
 }
 
-/// Removes cargo's extracted copies of earlier packagings of these crates.
-///
-/// cargo verifies the packages through a local registry in
-/// `target/package/tmp-registry` and unpacks each `.crate` it uses under
-/// `$CARGO_HOME/registry/src/-<hash of the registry's path>/NAME-VERSION`,
-/// skipping the unpacking when that directory already exists. A checkout
-/// at a path packaged before (a CI clone at the same path) would then
-/// verify against the sources of that earlier run, with the same version
-/// number. Local registries are the source directories whose name starts
-/// with `-` (no host); crates.io's are left alone.
-fn clear_stale_extractions(crates: &[Publishable]) -> anyhow::Result<()> {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    let Some(src) = home.map(|h| h.join("registry/src")) else {
-        return Ok(());
-    };
-    let Ok(registries) = fs::read_dir(&src) else {
-        return Ok(());
-    };
-    for registry in registries.flatten() {
-        if !registry.file_name().to_string_lossy().starts_with('-') {
-            continue;
-        }
-        for k in crates {
-            let stale = registry.path().join(format!("{}-{}", k.name, k.version));
-            if stale.exists() {
-                fs::remove_dir_all(&stale)
-                    .with_context(|| format!("removing the stale {}", stale.display()))?;
-            }
-        }
-    }
-    Ok(())
-}
-
 /// `cargo xtask package [--allow-dirty]`.
 pub fn run_package(allow_dirty: bool) -> anyhow::Result<()> {
     let root = root();
     let crates = publishable()?;
-    clear_stale_extractions(&crates)?;
+    // `--no-verify`: cargo's own verification builds every package once
+    // more in a target dir of its own; step 2 below compiles the same
+    // unpacked packages (tests included) and runs the engine's doctests
+    // and a game on them, so it catches everything the verification would.
     let mut c = cargo_in(&root);
-    c.arg("package");
+    c.args(["package", "--no-verify"]);
     if allow_dirty {
         c.arg("--allow-dirty");
     }
@@ -177,8 +144,13 @@ pub fn run_package(allow_dirty: bool) -> anyhow::Result<()> {
     for k in &crates {
         let dir = format!("{}-{}", k.name, k.version);
         let file: PathBuf = root.join("target/package").join(format!("{dir}.crate"));
+        // `m`: the files get the time of unpacking, not the archive's. The
+        // target dir is shared and cargo takes a path crate's earlier build
+        // as fresh when no file is newer than it: with the archive's times a
+        // stale build of an earlier packaging was reused (seen here:
+        // `shape_cast` missing from a days-old `laige-physics`).
         let status = Command::new("tar")
-            .arg("xzf")
+            .arg("xzmf")
             .arg(&file)
             .arg("-C")
             .arg(&scratch)
