@@ -6,7 +6,9 @@
 //!   headless engine check with warnings denied; the clock reads
 //!   `performance.now()` there through web-time, and the engine has no
 //!   POSIX signals to handle. So does the browser run (the engine's `web`
-//!   feature: winit's web backend, WebGL2) through the demo's page binary.
+//!   feature: winit's web backend, WebGL2) through the demo's page binary
+//!   and the engine's examples that have a page (`window` compiles nothing
+//!   more there).
 //! - macOS (`aarch64-apple-darwin`) and Windows with the MSVC ABI
 //!   (`x86_64-pc-windows-msvc`): `cargo check --workspace` with the default
 //!   features and warnings denied. No platform SDK is needed for a check
@@ -97,6 +99,25 @@ pub fn run() -> anyhow::Result<()> {
         c.env("RUSTFLAGS", "-D warnings");
         step(&format!("wasm32-unknown-unknown: {what}"), c, &mut failed)?;
     }
+
+    let mut c = cargo();
+    c.args([
+        "check",
+        "--target",
+        "wasm32-unknown-unknown",
+        "-p",
+        "laige-engine",
+    ]);
+    c.args(["--no-default-features", "--features", "web,window"]);
+    for example in crate::web::WEB_EXAMPLES {
+        c.args(["--example", example]);
+    }
+    c.env("RUSTFLAGS", "-D warnings");
+    step(
+        "wasm32-unknown-unknown: the engine's examples that have a page",
+        c,
+        &mut failed,
+    )?;
 
     for (triple, what) in SDK_FREE_CHECKS {
         let mut c = cargo();

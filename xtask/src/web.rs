@@ -1,13 +1,16 @@
 //! `cargo xtask web [--serve | --test] [--simd128]`: the demo as a static site under `target/web` (the
 //! page, the wasm module and wasm-bindgen's `--target web` glue, the
-//! module optimized by `wasm-opt` when binaryen is installed), optionally
-//! served on 127.0.0.1 for a person (`--serve`); and the browser test
-//! `cargo xtask test` runs (`demo_test`): the page in headless Chromium
-//! against the native demo's state hash.
+//! module optimized by `wasm-opt` when binaryen is installed), with the
+//! engine's examples that run in a page under `examples/NAME/`
+//! ([`WEB_EXAMPLES`]: each example's `main` for wasm32 is
+//! `laige_engine::page::run`), optionally served on 127.0.0.1 for a person
+//! (`--serve`); and the browser test `cargo xtask test` runs
+//! (`demo_test`): the demo's page in headless Chromium against the native
+//! demo's state hash, and each example's page against the native example's.
 //!
-//! The examples of laige-engine are not in the site: each is a native
-//! command-line program (a headless run with its own checks, `--window`
-//! for a desktop window); only the demo has a page entry point.
+//! The other examples have no page: `custom_pass` draws with a GL pass of
+//! its own (desktop GL), `record_replay` and `headless_server` are
+//! command-line programs around files, and `billiards` is not built for a page yet.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::net::{TcpListener, TcpStream};
@@ -220,12 +223,85 @@ pub fn build_variant(simd: Simd) -> anyhow::Result<Site> {
         .filter(|o| o.status.success())
         .map(|o| o.stdout.len() as u64);
     std::fs::copy(root.join("xtask/web/demo.html"), dir.join("index.html"))?;
+    if simd == Simd::Off {
+        build_examples(&dir.join("examples"), &bindgen)?;
+    }
     Ok(Site {
         dir,
         raw,
         optimized,
         gzipped,
     })
+}
+
+/// The engine's examples that run in a page (`laige_engine::page::run`):
+/// built into `SITE/examples/NAME/`.
+pub const WEB_EXAMPLES: [&str; 2] = ["pong", "snake"];
+
+/// The ticks the examples' browser test plays in each page and natively.
+const EXAMPLE_TICKS: u64 = 600;
+
+/// Builds [`WEB_EXAMPLES`] for the browser (release, one cargo call; not
+/// passed through wasm-opt: their size has no goal), each bound by
+/// wasm-bindgen into `dir/NAME/` with its page.
+fn build_examples(dir: &Path, bindgen: &str) -> anyhow::Result<()> {
+    let mut c = cargo();
+    c.args([
+        "build",
+        "--release",
+        "--target",
+        "wasm32-unknown-unknown",
+        "-p",
+        "laige-engine",
+        "--no-default-features",
+        "--features",
+        "web,window",
+    ]);
+    for example in WEB_EXAMPLES {
+        c.args(["--example", example]);
+    }
+    checked(
+        c,
+        "building the engine's examples for wasm32-unknown-unknown",
+    )?;
+    let template = std::fs::read_to_string(root().join("xtask/web/example.html"))?;
+    for example in WEB_EXAMPLES {
+        let out = dir.join(example);
+        std::fs::create_dir_all(&out)?;
+        let module = root().join(format!(
+            "target/wasm32-unknown-unknown/release/examples/{example}.wasm"
+        ));
+        let mut c = Command::new(bindgen);
+        c.args(["--target", "web", "--no-typescript", "--out-name", example]);
+        c.arg("--out-dir").arg(&out).arg(&module);
+        checked(c, &format!("wasm-bindgen for the {example} example"))?;
+        std::fs::write(out.join("index.html"), template.replace("EXAMPLE", example))?;
+    }
+    Ok(())
+}
+
+/// The native example's state hash after `ticks` ticks (headless, the
+/// debug build `cargo xtask test` already built).
+fn native_example_hash(example: &str, ticks: u64) -> anyhow::Result<String> {
+    let mut c = cargo();
+    c.args(["run", "-q", "-p", "laige-engine", "--example", example]);
+    c.args(["--features", crate::run::ENGINE_EXAMPLE_FEATURES, "--"]);
+    c.args(["--ticks", &ticks.to_string()]);
+    let out = c
+        .output()
+        .with_context(|| format!("running the {example} example"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!(
+            "the native {example} example failed ({}): {text}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("state hash: "))
+        .map(str::to_owned)
+        .with_context(|| format!("no state hash in the {example} example's report: {text}"))
 }
 
 /// The native demo's state hash after `HASH_TICK` ticks of its default
@@ -266,7 +342,25 @@ pub fn demo_test() -> anyhow::Result<bool> {
     // The native demo `native_hash` built: the one-frame comparison's
     // offscreen render.
     c.arg(root().join("target/debug/laige-demo"));
-    crate::run::step("browser: the demo page in headless Chromium", c)
+    let demo = crate::run::step("browser: the demo page in headless Chromium", c)?;
+    Ok(examples_test(&site.dir)? && demo)
+}
+
+/// The examples' pages in headless Chromium (`xtask/web/examples-test.mjs`):
+/// each runs [`EXAMPLE_TICKS`] ticks without an error and ends on the
+/// native example's state hash.
+fn examples_test(site: &Path) -> anyhow::Result<bool> {
+    let mut c = Command::new("node");
+    c.current_dir(root());
+    c.arg("xtask/web/examples-test.mjs")
+        .arg(site.join("examples"));
+    c.arg(EXAMPLE_TICKS.to_string());
+    for example in WEB_EXAMPLES {
+        let hash = native_example_hash(example, EXAMPLE_TICKS)?;
+        println!("xtask web: native {example}, tick {EXAMPLE_TICKS}: state hash {hash}");
+        c.arg(format!("{example}={hash}"));
+    }
+    crate::run::step("browser: the examples' pages in headless Chromium", c)
 }
 
 /// Serves `dir` on 127.0.0.1:`port`, one request at a time, until killed.

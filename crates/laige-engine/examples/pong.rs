@@ -43,6 +43,7 @@
     reason = "an example program prints its report"
 )]
 
+#[cfg(not(target_arch = "wasm32"))]
 #[path = "support/screenshot.rs"]
 mod screenshot;
 
@@ -316,6 +317,7 @@ impl Game for Pong {
 
 /// The pixels a windowed frame must have: the paddles and the ball in
 /// white, the score's glyphs in grey, the clear colour around them.
+#[cfg(not(target_arch = "wasm32"))]
 fn check(path: &std::path::Path) -> std::result::Result<String, String> {
     let shot = screenshot::Shot::read(path)?;
     let white = shot.count(|p| p == [255; 3]);
@@ -339,15 +341,29 @@ fn check(path: &std::path::Path) -> std::result::Result<String, String> {
     ))
 }
 
+impl Pong {
+    fn new() -> Self {
+        Pong {
+            final_score: None,
+            hits: EffectReader::default(),
+            flash: [0; 2],
+            shown: 0,
+            cancelled: 0,
+        }
+    }
+}
+
+/// In a browser (`cargo xtask web` builds the page): the same game on the
+/// page's canvas, W / S for the left paddle.
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    laige_engine::page::run(Engine::builder().game(Pong::new()));
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
     let args = screenshot::Args::parse();
-    let mut pong = Pong {
-        final_score: None,
-        hits: EffectReader::default(),
-        flash: [0; 2],
-        shown: 0,
-        cancelled: 0,
-    };
+    let mut pong = Pong::new();
     let builder = Engine::builder().game(&mut pong);
     let run = if args.window {
         let mut options = EngineOptions::default();
@@ -369,7 +385,7 @@ fn main() -> std::process::ExitCode {
                 ..Default::default()
             })
             .build()
-            .and_then(|e| e.run_headless(RunLimit::Ticks(1200)))
+            .and_then(|e| e.run_headless(RunLimit::Ticks(args.ticks.unwrap_or(1200))))
     };
     let report = match run {
         Ok(report) => report,

@@ -96,12 +96,16 @@ mod render_pass;
 
 mod builder;
 mod headless;
+#[cfg(all(feature = "web", target_arch = "wasm32"))]
+pub mod page;
 pub mod prelude;
 pub mod record;
 mod replay_player;
 #[cfg(all(feature = "web", target_arch = "wasm32"))]
 mod web;
-#[cfg(feature = "window")]
+// A page has no window of its own: in a browser the `web` run draws on a
+// canvas, and `window` compiles nothing more there.
+#[cfg(all(feature = "window", not(target_arch = "wasm32")))]
 mod windowed;
 #[cfg(any(feature = "window", all(feature = "web", target_arch = "wasm32")))]
 mod winit_input;

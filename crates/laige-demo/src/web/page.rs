@@ -6,13 +6,12 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use laige_demo::{Demo, headless_script, input_log, replay_identity};
+use laige_engine::page::{self, now_ms, query, set_global};
 use laige_engine::{
     Engine, EngineConfig, EngineOptions, EngineScalar, Frame, Game, GameWrapper, RunLimit,
     RunReport, World,
 };
-use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::wasm_bindgen;
-use web_sys::HtmlCanvasElement;
 
 /// What the page can read about the run.
 #[derive(Default)]
@@ -41,30 +40,6 @@ thread_local! {
     static STATUS: RefCell<Status> = RefCell::new(Status::default());
 }
 
-/// `performance.now()`: milliseconds since the page's navigation started.
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
-}
-
-/// Sets `window[name] = value` (what the page and the test poll).
-fn set_global(name: &str, value: &str) {
-    if let Some(window) = web_sys::window() {
-        let _ = js_sys::Reflect::set(&window, &name.into(), &value.into());
-    }
-}
-
-/// A panic's message to `console.error` and `window.laigePanic` before the
-/// module traps, so a test fails with it instead of a frozen canvas.
-fn install_panic_report() {
-    std::panic::set_hook(Box::new(|info| {
-        let message = format!("laige-demo panicked: {info}");
-        web_sys::console::error_1(&message.as_str().into());
-        set_global("laigePanic", &message);
-    }));
-}
-
 /// `t` as the inside of a JSON string (quotes, backslashes and control
 /// characters escaped).
 fn json_text(t: &str) -> String {
@@ -80,16 +55,6 @@ fn json_text(t: &str) -> String {
         }
     }
     out
-}
-
-/// The value of `key` in the address's query (`?key=value&…`).
-fn query(search: &str, key: &str) -> Option<String> {
-    search
-        .trim_start_matches('?')
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .find(|(k, _)| *k == key)
-        .map(|(_, v)| v.to_owned())
 }
 
 /// The demo, recording its state hash every `hash_every` ticks and its
@@ -156,14 +121,7 @@ fn first_present() {
 fn ended(outcome: laige_engine::Result<RunReport>) {
     let line = match outcome {
         Ok(mut report) => {
-            let mut line = format!(
-                "exit {} ({}); ticks {}; frames {}; state hash {:016x}",
-                report.exit_code(),
-                report.exit.as_str(),
-                report.ticks,
-                report.frames,
-                report.state_hash
-            );
+            let mut line = page::end_line(&report);
             if let Some(recorded) = report.recording.take() {
                 let _ = write!(line, "; {recorded}");
                 if let Some(e) = &recorded.error {
@@ -189,10 +147,8 @@ fn ended(outcome: laige_engine::Result<RunReport>) {
 /// on one that measures, `bench=1`: the bench calls
 /// [`laige_bench_ticks`]).
 pub(crate) fn start() {
-    install_panic_report();
-    let search = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
+    page::install_panic_report("laige-demo");
+    let search = page::search();
     // A page that plays a replay or measures ticks runs no live demo.
     if query(&search, "replay").is_some() || query(&search, "bench").is_some() {
         return;
@@ -210,20 +166,8 @@ fn entities_of(search: &str) -> u32 {
 }
 
 fn run() -> laige_engine::Result<()> {
-    let missing = |what: &'static str| {
-        laige_engine::Error::new(
-            laige_engine::ErrorCode::Unsupported,
-            laige_engine::events::WINDOW_FAILED,
-        )
-        .with_detail(what)
-    };
-    let window = web_sys::window().ok_or_else(|| missing("no window (not a page)"))?;
-    let search = window.location().search().unwrap_or_default();
-    let canvas = window
-        .document()
-        .and_then(|d| d.get_element_by_id("laige"))
-        .and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok())
-        .ok_or_else(|| missing("the page has no <canvas id=\"laige\">"))?;
+    let search = page::search();
+    let canvas = page::canvas(page::CANVAS_ID)?;
     let number = |key: &str| query(&search, key).and_then(|v| v.parse::<u64>().ok());
     let entities = entities_of(&search);
     let hash_every = number("hash_every").unwrap_or(60);
@@ -326,9 +270,7 @@ pub fn laige_recording() -> Option<Vec<u8>> {
 #[wasm_bindgen]
 #[must_use]
 pub fn laige_replay(bytes: &[u8]) -> String {
-    let search = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
+    let search = page::search();
     let entities = entities_of(&search);
     let demo = Demo {
         entities,
@@ -393,13 +335,6 @@ pub fn laige_input_log() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn query_reads_one_key() {
-        assert_eq!(query("?a=1&ticks=300", "ticks").as_deref(), Some("300"));
-        assert_eq!(query("?a=1", "ticks"), None);
-        assert_eq!(query("", "ticks"), None);
-    }
 
     #[test]
     fn json_text_escapes_what_json_needs() {

@@ -1,5 +1,5 @@
 //! What the examples share for their screenshot check: the command line
-//! (`--window`, `--screenshot PATH`) and reading back the binary PPM the
+//! (`--window`, `--screenshot PATH`, `--ticks N`) and reading back the binary PPM the
 //! engine's frame capture writes (`EngineOptions::capture`).
 
 use std::path::{Path, PathBuf};
@@ -10,12 +10,16 @@ pub const SHOT_FRAME: u64 = 30;
 /// See [`SHOT_FRAME`].
 pub const CLOSE_AFTER: u64 = 45;
 
-/// `--window` and `--screenshot PATH` from the command line.
+/// `--window`, `--screenshot PATH` and `--ticks N` from the command line.
 pub struct Args {
     /// Open a window (else headless).
     pub window: bool,
     /// Where to write the screenshot of frame [`SHOT_FRAME`].
     pub screenshot: Option<PathBuf>,
+    /// How many ticks a headless run plays (else the example's own count;
+    /// `cargo xtask web`'s test compares a page's state hash with it).
+    #[allow(dead_code, reason = "read by the examples that have a page")]
+    pub ticks: Option<u64>,
 }
 
 impl Args {
@@ -27,9 +31,15 @@ impl Args {
             .position(|a| a == "--screenshot")
             .and_then(|i| args.get(i + 1))
             .map(PathBuf::from);
+        let ticks = args
+            .iter()
+            .position(|a| a == "--ticks")
+            .and_then(|i| args.get(i + 1))
+            .and_then(|n| n.parse().ok());
         Self {
             window: args.iter().any(|a| a == "--window"),
             screenshot,
+            ticks,
         }
     }
 }
