@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use laige_core::Fpx16_16;
-use laige_net::fault::{Faults, FaultySocket};
+use laige_net::fault::Faults;
 use laige_net::{Advance, NetConfig, NetSession, Seat, TickPacer, UdpNonBlockingSocket};
 use support::{Steer, epoch_sockets, game, script_input};
 
@@ -124,11 +124,10 @@ fn scenario(seed: u64) -> RunResult {
                         s => Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[s]))),
                     })
                     .collect();
-                let socket = FaultySocket::new(
-                    UdpNonBlockingSocket::bind_to_port(ports[me]).map_err(|e| e.to_string())?,
-                    faults(seed),
-                )
-                .map_err(|e| e.to_string())?;
+                let socket = UdpNonBlockingSocket::bind_to_port(ports[me])
+                    .map_err(|e| e.to_string())?
+                    .with_faults(faults(seed))
+                    .map_err(|e| e.to_string())?;
                 let mut s =
                     NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 3), config(), &seats, socket)
                         .map_err(|e| e.to_string())?;

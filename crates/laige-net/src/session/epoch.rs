@@ -32,7 +32,7 @@
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::time::Instant;
 
-use ggrs::{GgrsError, GgrsRequest, NonBlockingSocket};
+use ggrs::{GgrsError, GgrsRequest};
 use laige_core::{Error, ErrorCode, Result, event};
 use laige_sim::{SystemSchedule, World};
 
@@ -44,7 +44,9 @@ use super::{Kind, NetDriver};
 use crate::events;
 use crate::input::{PlayerInput, PlayerInputs};
 use crate::outcome::{Advance, NetEnd};
+use crate::seal::SealedSocket;
 use crate::seat::Seat;
+use crate::transport::Transport;
 
 /// What begins an epoch: its number and first tick, the input delay, the
 /// seats and spectators as this peer sees them, and the encoded world's
@@ -58,13 +60,14 @@ pub(super) struct EpochStart {
     pub(super) snapshot_bytes: usize,
 }
 
-/// A GGRS socket for one epoch (each epoch listens on a fresh port, so a
-/// late datagram of the previous epoch reaches nobody).
-pub type EpochSocket = Box<dyn NonBlockingSocket<SocketAddr>>;
+/// A session's socket over any transport (each epoch listens on a fresh
+/// port, so a late datagram of the previous epoch reaches nobody).
+pub type EpochSocket = SealedSocket<Box<dyn Transport<Addr = SocketAddr>>>;
 
-/// Opens the next epoch's UDP socket: the socket (wrap it in a
-/// [`FaultySocket`](crate::fault::FaultySocket) to test with faults) and
-/// the local port it is bound to.
+/// Opens the next epoch's UDP socket: the socket (`SealedSocket::boxed`;
+/// add faults first with `SealedSocket::with_faults` to test with them)
+/// and the local port it is bound to. The session seals each epoch under
+/// the host's secret key, whatever key the socket comes with.
 pub type SocketFactory = Box<dyn FnMut() -> Result<(EpochSocket, u16)>>;
 
 /// One epoch change, as the game sees it.
@@ -636,6 +639,7 @@ impl<I: PlayerInput> NetDriver<I> {
         } else {
             &[]
         };
+        self.integrity.push(socket.counters());
         let (kind, seat_of) = if roster.contains(&Seat::Local) {
             Self::start_p2p(&self.config, &roster, served, socket)?
         } else {
@@ -684,18 +688,6 @@ impl<I: PlayerInput> NetDriver<I> {
             spectators: self.spectators.len(),
         });
         Ok(())
-    }
-}
-
-/// A boxed socket as GGRS takes one.
-pub(super) struct BoxedSocket(pub(super) EpochSocket);
-
-impl NonBlockingSocket<SocketAddr> for BoxedSocket {
-    fn send_to(&mut self, msg: &ggrs::Message, addr: &SocketAddr) {
-        self.0.send_to(msg, addr);
-    }
-    fn receive_all_messages(&mut self) -> Vec<(SocketAddr, ggrs::Message)> {
-        self.0.receive_all_messages()
     }
 }
 
