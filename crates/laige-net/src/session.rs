@@ -578,7 +578,12 @@ impl<I: PlayerInput> NetDriver<I> {
             .get(slot)
             .ok()
             .filter(|s| s.is_filled() && s.tick() == tick);
+        // The type lines' names are the same in every snapshot of the ring.
+        let names = (0..self.save_slots)
+            .filter_map(|slot| self.ring.get(slot).ok())
+            .find(|s| s.is_filled());
         desync::report(
+            names,
             snap,
             tick,
             (local, remote),
