@@ -44,7 +44,7 @@ use super::{Kind, NetDriver};
 use crate::events;
 use crate::input::{PlayerInput, PlayerInputs};
 use crate::outcome::{Advance, NetEnd};
-use crate::seal::SealedSocket;
+use crate::seal::{SealedSocket, SessionKey};
 use crate::seat::Seat;
 use crate::transport::Transport;
 
@@ -58,6 +58,8 @@ pub(super) struct EpochStart {
     pub(super) roster: Vec<Seat>,
     pub(super) spectators: Vec<SocketAddr>,
     pub(super) snapshot_bytes: usize,
+    /// The key the epoch's datagrams are sealed under (the host's).
+    pub(super) key: SessionKey,
 }
 
 /// A session's socket over any transport (each epoch listens on a fresh
@@ -120,6 +122,10 @@ pub(super) struct Epochs {
     /// The epoch number being entered.
     pending: u32,
     snapshot: Vec<u8>,
+    /// The session's secret key: drawn by the host, received by the
+    /// others with each epoch's `Go`; every epoch after the first is
+    /// sealed under it.
+    key: SessionKey,
 }
 
 impl<I: PlayerInput> NetDriver<I> {
@@ -415,6 +421,7 @@ impl<I: PlayerInput> NetDriver<I> {
                             epoch,
                             tick,
                             input_delay,
+                            key,
                             seats,
                             spectators,
                             your_seat,
@@ -444,6 +451,7 @@ impl<I: PlayerInput> NetDriver<I> {
                                 roster,
                                 spectators,
                                 snapshot_bytes: snapshot.len(),
+                                key: SessionKey::from_bytes(key),
                             };
                             self.begin_epoch(world, start, &mut e.next)?;
                             e.stop_at = None;
@@ -479,6 +487,7 @@ impl<I: PlayerInput> NetDriver<I> {
                     epoch,
                     tick,
                     input_delay,
+                    key,
                     seats,
                     spectators,
                     your_seat,
@@ -508,6 +517,7 @@ impl<I: PlayerInput> NetDriver<I> {
                     roster,
                     spectators,
                     snapshot_bytes: snapshot.len(),
+                    key: SessionKey::from_bytes(key),
                 };
                 self.begin_epoch(world, start, &mut e.next)?;
                 return Ok(Some(Advance::Waiting));
@@ -621,8 +631,9 @@ impl<I: PlayerInput> NetDriver<I> {
             roster,
             spectators,
             snapshot_bytes,
+            key,
         } = start;
-        let socket = next
+        let mut socket = next
             .take()
             .ok_or_else(|| epoch_failed(format!("no socket was opened for epoch {epoch}")))?;
         debug_assert_eq!(world.tick(), tick);
@@ -639,6 +650,7 @@ impl<I: PlayerInput> NetDriver<I> {
         } else {
             &[]
         };
+        socket.set_key(key);
         self.integrity.push(socket.counters());
         let (kind, seat_of) = if roster.contains(&Seat::Local) {
             Self::start_p2p(&self.config, &roster, served, socket)?
@@ -703,6 +715,7 @@ impl Epochs {
             final_hash: None,
             pending: 0,
             snapshot: Vec::new(),
+            key: SessionKey::random(),
         }
     }
 }
