@@ -367,6 +367,28 @@ mod tests {
         let a = parse(&["--window", "--pilot", "--net", "host", "--port", "1"]).unwrap();
         assert!(a.pilot && a.window);
         assert!(parse(&["--synctest", "3", "--net", "host", "--port", "1"]).is_err());
+        let host = ["--net", "host", "--port", "1"];
+        let a = parse(
+            &[
+                &host[..],
+                &[
+                    "--fault-corrupt-per-mille",
+                    "50",
+                    "--fault-corrupt-bits",
+                    "3",
+                ],
+            ]
+            .concat(),
+        )
+        .unwrap();
+        assert_eq!(
+            (a.fault_corrupt_per_mille, a.fault_corrupt_bits),
+            (Some(50), Some(3))
+        );
+        assert!(parse(&[&host[..], &["--fault-corrupt-per-mille", "501"]].concat()).is_err());
+        assert!(parse(&[&host[..], &["--fault-corrupt-bits", "0"]].concat()).is_err());
+        assert!(parse(&[&host[..], &["--fault-replay-per-mille", "600"]].concat()).is_err());
+        assert!(parse(&["--fault-resize-per-mille", "10"]).is_err());
     }
 
     #[test]

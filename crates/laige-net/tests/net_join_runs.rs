@@ -1,6 +1,6 @@
 //! The join scenario, many times, through faults: two players play a room
 //! of three seats over real UDP on 127.0.0.1 (every datagram through a
-//! `FaultySocket`: 50 ms ± 25 ms latency, 5 % loss, in every epoch); a
+//! `FaultyTransport`: 50 ms ± 25 ms latency, 5 % loss, in every epoch); a
 //! third joins once the host is past tick 60; the run ends when all three
 //! have confirmed tick 300. Every run must end (no hang: a run that does
 //! not finish in 60 s fails) with every tick that two peers confirmed

@@ -1,5 +1,5 @@
 //! Two peers over real UDP on 127.0.0.1 (one thread each), every packet
-//! through a `FaultySocket`: 50 ms one-way latency (100 ms RTT), ±20 ms
+//! through a `FaultyTransport`: 50 ms one-way latency (100 ms RTT), ±20 ms
 //! jitter, 5 % loss. Rollback for 1,200 ticks ends with identical state
 //! hashes on every confirmed tick and rollbacks, and the presentation
 //! effects of each peer are handed over once (predicted, cancelled when a
