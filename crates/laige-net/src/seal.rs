@@ -122,8 +122,9 @@ pub struct IntegrityStats {
     /// Datagrams verified and handed to GGRS.
     pub delivered: u64,
     /// Datagrams dropped because their tag did not verify (damaged,
-    /// truncated, extended, or sealed under another key) or they did not
-    /// decode.
+    /// truncated, extended, sealed under another key, or not a session
+    /// datagram at all: say a lobby's own message arriving late on the
+    /// session's port) or they did not decode.
     pub dropped_damaged: u64,
     /// Datagrams dropped because they came from an address the session
     /// does not send to.
