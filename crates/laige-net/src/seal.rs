@@ -371,6 +371,8 @@ impl<T: Transport> NonBlockingSocket<T::Addr> for SealedSocket<T> {
 mod tests {
     use std::net::{Ipv4Addr, SocketAddr};
 
+    use laige_core::diag::Severity;
+
     use super::*;
 
     fn bind() -> (SealedSocket<UdpTransport>, SocketAddr) {
@@ -443,8 +445,23 @@ mod tests {
         // The stranger seals a valid report under the same key.
         stranger.send_to(&report(2), &b_addr);
         a.send_to(&report(3), &b_addr);
-        let mut got = receive(&mut b, 2);
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        let before = laige_core::diag::rate_stats(events::DATAGRAM_DROPPED, Severity::Warn);
+        let (mut got, seen) = laige_core::diag::capture_events(|| {
+            let mut got = receive(&mut b, 2);
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            got.extend(b.receive_all_messages());
+            got
+        });
+        // The drop is an event (or, within the rate limit's window of
+        // another test's drop, a suppressed one).
+        let after = laige_core::diag::rate_stats(events::DATAGRAM_DROPPED, Severity::Warn);
+        assert!(
+            seen.iter().any(|e| e.is(events::DATAGRAM_DROPPED)
+                && e.field("reason") == Some("unknown_peer")
+                && e.field("total") == Some("1"))
+                || after.suppressed > before.suppressed,
+            "{seen:?}"
+        );
         got.extend(b.receive_all_messages());
         assert_eq!(got, vec![(a_addr, report(1)), (a_addr, report(3))]);
         let s = b.stats();
