@@ -83,22 +83,19 @@ impl SessionKey {
         Self(out)
     }
 
-    /// A fresh secret key: the standard library's randomly keyed hasher
-    /// (keys from the operating system's random source) over the time and
-    /// the process id.
+    /// A fresh secret key from the operating system's random source (in
+    /// a browser, `crypto.getRandomValues`); should that fail, from the
+    /// standard library's randomly keyed hasher over a counter.
     #[must_use]
     pub fn random() -> Self {
         let mut out = [0; 16];
-        for (i, half) in out.chunks_exact_mut(8).enumerate() {
-            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_usize(i);
-            h.write_u32(std::process::id());
-            h.write_u128(
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_nanos()),
-            );
-            half.copy_from_slice(&h.finish().to_le_bytes());
+        if getrandom::getrandom(&mut out).is_err() {
+            static DRAWN: AtomicU64 = AtomicU64::new(0);
+            for half in out.chunks_exact_mut(8) {
+                let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+                h.write_u64(DRAWN.fetch_add(1, Ordering::Relaxed));
+                half.copy_from_slice(&h.finish().to_le_bytes());
+            }
         }
         Self(out)
     }
