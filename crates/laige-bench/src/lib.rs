@@ -12,6 +12,7 @@ pub mod engine;
 pub mod harness;
 pub mod math;
 pub mod net;
+pub mod net_integrity;
 pub mod net_join;
 pub mod physics;
 pub mod render_pipeline;

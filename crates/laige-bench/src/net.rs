@@ -39,6 +39,8 @@
 //!   the encoded size over the entity count; `{encode,decode}_lz4_us`,
 //!   `lz4_bytes_per_entity` and `lz4_ratio` the same with
 //!   `SnapshotCompression::Lz4` (no budget: reported).
+//! - `net.integrity.*`: the integrity tag's cost per datagram and per
+//!   60 Hz tick (`net_integrity`).
 //! - `net.join.*`: joining a session in progress (`net_join`).
 
 use std::hint::black_box;
@@ -72,6 +74,7 @@ pub fn run(b: &mut Bench) {
     if b.wants("net.snapshot_bytes.fp") {
         snapshot_bytes::<Fp32Pinned>(b, "fp");
     }
+    crate::net_integrity::run(b);
     crate::net_join::run(b);
 }
 

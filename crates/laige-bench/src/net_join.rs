@@ -110,7 +110,7 @@ fn sockets() -> SocketFactory {
         };
         let port = free_port().map_err(io)?;
         let socket = UdpNonBlockingSocket::bind_to_port(port).map_err(io)?;
-        Ok((Box::new(socket) as _, port))
+        Ok((socket.boxed(), port))
     })
 }
 

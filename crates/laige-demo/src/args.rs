@@ -156,9 +156,9 @@ pub struct Args {
     /// (default 2; lockstep: cover the one-way latency).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=16))]
     pub input_delay: Option<u8>,
-    /// Test aid: delay every packet this peer sends by MS (with
-    /// --fault-jitter-ms and --fault-loss-per-mille: laige-net's
-    /// FaultySocket).
+    /// Test aid: delay every datagram this peer sends by MS (with the
+    /// other --fault-* flags: laige-net's FaultyTransport, under the
+    /// integrity check).
     #[arg(long, value_name = "MS", requires = "net")]
     pub fault_latency_ms: Option<u64>,
     /// Test aid: ± this many ms of random extra delay per packet.
@@ -167,6 +167,21 @@ pub struct Args {
     /// Test aid: drop this many packets in a thousand.
     #[arg(long, value_name = "N", requires = "net", value_parser = clap::value_parser!(u16).range(0..=1000))]
     pub fault_loss_per_mille: Option<u16>,
+    /// Test aid: flip bits (--fault-corrupt-bits, default 1) in this many
+    /// sent datagrams in a thousand (0..=500).
+    #[arg(long, value_name = "N", requires = "net", value_parser = clap::value_parser!(u16).range(0..=500))]
+    pub fault_corrupt_per_mille: Option<u16>,
+    /// Test aid: bits flipped in a corrupted datagram, 1..=64.
+    #[arg(long, value_name = "K", requires = "net", value_parser = clap::value_parser!(u8).range(1..=64))]
+    pub fault_corrupt_bits: Option<u8>,
+    /// Test aid: cut short this many sent datagrams in a thousand, and
+    /// append bytes to as many (0..=500).
+    #[arg(long, value_name = "N", requires = "net", value_parser = clap::value_parser!(u16).range(0..=500))]
+    pub fault_resize_per_mille: Option<u16>,
+    /// Test aid: after this many sends in a thousand, send one of the last
+    /// 32 datagrams again (0..=500).
+    #[arg(long, value_name = "N", requires = "net", value_parser = clap::value_parser!(u16).range(0..=500))]
+    pub fault_replay_per_mille: Option<u16>,
     /// Write every confirmed tick's state hash to FILE (`tick hash` lines,
     /// hexadecimal hash) when the network run ends.
     #[arg(long, value_name = "FILE")]
@@ -352,6 +367,28 @@ mod tests {
         let a = parse(&["--window", "--pilot", "--net", "host", "--port", "1"]).unwrap();
         assert!(a.pilot && a.window);
         assert!(parse(&["--synctest", "3", "--net", "host", "--port", "1"]).is_err());
+        let host = ["--net", "host", "--port", "1"];
+        let a = parse(
+            &[
+                &host[..],
+                &[
+                    "--fault-corrupt-per-mille",
+                    "50",
+                    "--fault-corrupt-bits",
+                    "3",
+                ],
+            ]
+            .concat(),
+        )
+        .unwrap();
+        assert_eq!(
+            (a.fault_corrupt_per_mille, a.fault_corrupt_bits),
+            (Some(50), Some(3))
+        );
+        assert!(parse(&[&host[..], &["--fault-corrupt-per-mille", "501"]].concat()).is_err());
+        assert!(parse(&[&host[..], &["--fault-corrupt-bits", "0"]].concat()).is_err());
+        assert!(parse(&[&host[..], &["--fault-replay-per-mille", "600"]].concat()).is_err());
+        assert!(parse(&["--fault-resize-per-mille", "10"]).is_err());
     }
 
     #[test]

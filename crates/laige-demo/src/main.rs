@@ -174,6 +174,11 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
             latency: ms(args.fault_latency_ms),
             jitter: ms(args.fault_jitter_ms),
             loss_per_mille: args.fault_loss_per_mille.map_or(0, u32::from),
+            corrupt_per_mille: args.fault_corrupt_per_mille.map_or(0, u32::from),
+            corrupt_bits: args.fault_corrupt_bits.map_or(1, u32::from),
+            truncate_per_mille: args.fault_resize_per_mille.map_or(0, u32::from),
+            append_per_mille: args.fault_resize_per_mille.map_or(0, u32::from),
+            replay_per_mille: args.fault_replay_per_mille.map_or(0, u32::from),
             ..Faults::default()
         },
         record: args

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use laige_engine::core::EventId;
-use laige_engine::net::fault::{Faults, FaultySocket};
+use laige_engine::net::fault::Faults;
 use laige_engine::net::{
     MAX_PLAYERS, NetConfig, NetDriver, Seat, SocketFactory, TickDriver, UdpNonBlockingSocket,
 };
@@ -391,7 +391,7 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         seed: u64::from(seating.seat.unwrap_or(9)),
         ..plan.faults
     };
-    let socket = FaultySocket::new(udp, faults)?;
+    let socket = udp.with_faults(faults)?;
     let host = match plan.role {
         Role::Join { host, .. } | Role::Spectate { host, .. } => Some(host),
         _ => None,
@@ -454,7 +454,7 @@ fn epoch_sockets(faults: Faults) -> SocketFactory {
             seed: faults.seed.wrapping_mul(31).wrapping_add(epoch),
             ..faults
         };
-        Ok((Box::new(FaultySocket::new(udp, faults)?) as _, port))
+        Ok((udp.with_faults(faults)?.boxed(), port))
     })
 }
 

@@ -1,6 +1,6 @@
 //! Windowed network play: a windowed demo host (under `xvfb-run -a`: Xvfb
 //! and Mesa) and a headless joiner over 127.0.0.1, every packet through
-//! laige-net's `FaultySocket` (50 ms each way, ±20 ms, 5 % loss), for
+//! laige-net's `FaultyTransport` (50 ms each way, ±20 ms, 5 % loss), for
 //! 1,260 ticks at 120 Hz on 500 sprites.
 //!
 //! The host plays with `--pilot`: every frame its game raises its pointer

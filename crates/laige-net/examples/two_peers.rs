@@ -13,7 +13,7 @@
 //! right), and `NetSession::advance` turns that into the local player's
 //! [`PlayerInput`], exchanges it through GGRS, and saves, loads (rolls
 //! back) and re-simulates the world as GGRS asks. The sockets go through
-//! [`FaultySocket`] (50 ms one-way latency, ±20 ms jitter, 5 % loss), so
+//! [`FaultyTransport`](laige_net::fault::FaultyTransport) (50 ms one-way latency, ±20 ms jitter, 5 % loss), so
 //! predictions fail and rollbacks happen. At the end both peers print
 //! their counters and the state hash of the last scripted tick, which both
 //! confirmed; the example exits with an error unless both have that hash
@@ -28,7 +28,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use laige_core::Fpx16_16;
-use laige_net::fault::{Faults, FaultySocket};
+use laige_net::fault::Faults;
 use laige_net::{
     Advance, NetConfig, NetSession, PlayerInput, PlayerInputs, Seat, TickPacer,
     UdpNonBlockingSocket,
@@ -115,8 +115,7 @@ fn peer(me: usize, ports: [u16; 2], ticks: u64) -> laige_core::Result<PeerEnd> {
         confirmed_log: usize::try_from(ticks).unwrap_or(0) + 64,
         ..NetConfig::default()
     };
-    let mut session =
-        NetSession::<Steer>::p2p(game()?, config, &seats, FaultySocket::new(udp, faults)?)?;
+    let mut session = NetSession::<Steer>::p2p(game()?, config, &seats, udp.with_faults(faults)?)?;
     let mut pacer = TickPacer::new(120, 4);
     // Run past `ticks` so the other peer's last inputs are confirmed too.
     while session.world().tick() < ticks + 60 {

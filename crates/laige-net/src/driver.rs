@@ -68,7 +68,8 @@ pub struct NetReport {
 }
 
 impl fmt::Display for NetReport {
-    /// `net:        1200 ticks, 31 rollbacks (96 ticks re-simulated), prediction depth ≤ 7, rtt 104 ms, 0 desyncs (12 skipped, 40 waited)`
+    /// `net:        1200 ticks, 31 rollbacks (96 ticks re-simulated), prediction depth ≤ 7, rtt 104 ms, 0 desyncs (12 skipped, 40 waited)`,
+    /// then `datagrams:  3 dropped damaged, 0 dropped from unknown peers`
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.stats;
         write!(
@@ -84,6 +85,11 @@ impl fmt::Display for NetReport {
             s.skipped,
             s.waited,
             self.confirmed.len()
+        )?;
+        write!(
+            f,
+            "\ndatagrams:  {} dropped damaged, {} dropped from unknown peers",
+            s.dropped_damaged, s.dropped_unknown_peer
         )?;
         if s.epochs > 0 {
             write!(

@@ -51,3 +51,9 @@ pub const EPOCH: EventId = EventId::new("net", "epoch");
 /// differed from the host's (fields `tick`, `peer`, `ours`, `theirs`); the
 /// host sends it its encoded world, which the member loads.
 pub const EPOCH_RESYNC: EventId = EventId::new("net", "epoch_resync");
+/// `net/datagram_dropped` (Warn, rate-limited): a received datagram was
+/// dropped before GGRS saw it; fields `reason` (`damaged`: its integrity
+/// tag did not verify; `unknown_peer`: it came from an address the session
+/// does not send to), `peer`, `total` (of that reason so far). Counted in
+/// [`NetStats`](crate::NetStats); the session plays on.
+pub const DATAGRAM_DROPPED: EventId = EventId::new("net", "datagram_dropped");

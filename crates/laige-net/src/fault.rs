@@ -1,41 +1,60 @@
-//! [`FaultySocket`]: a GGRS socket wrapper that adds latency, jitter,
-//! loss, duplication and reordering, for tests of sessions over loopback.
+//! [`FaultyTransport`]: a [`Transport`] wrapper that adds latency, jitter,
+//! loss, duplication, reordering, damage (flipped bits, truncation,
+//! appended bytes) and replays of old datagrams, byte for byte, for tests
+//! of sessions over loopback. Wrap a session's transport with
+//! [`SealedSocket::with_faults`](crate::SealedSocket::with_faults): the
+//! faults happen below the integrity check, as on a real network.
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use ggrs::{Message, NonBlockingSocket};
 use laige_core::{Error, Result};
 
 use crate::events;
+use crate::transport::Transport;
 
-/// The faults a [`FaultySocket`] adds to every packet it sends. Rates are
-/// in parts per thousand.
+/// Old datagrams kept for replays.
+const REPLAY_HISTORY: usize = 32;
+
+/// The faults a [`FaultyTransport`] adds to every datagram it sends. Rates
+/// are in parts per thousand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Faults {
-    /// One-way delay added to every packet (RTT = 2 × latency between two
-    /// faulty peers). 0..=1 s.
+    /// One-way delay added to every datagram (RTT = 2 × latency between
+    /// two faulty peers). 0..=1 s.
     pub latency: Duration,
-    /// Each packet's delay varies uniformly in ±jitter around `latency`
-    /// (so packets overtake each other), 0..=latency.
+    /// Each datagram's delay varies uniformly in ±jitter around `latency`
+    /// (so datagrams overtake each other), 0..=latency.
     pub jitter: Duration,
-    /// Packets dropped, ‰ (0..=500).
+    /// Datagrams dropped, ‰ (0..=500).
     pub loss_per_mille: u32,
-    /// Packets sent twice, ‰ (0..=500).
+    /// Datagrams sent twice, ‰ (0..=500).
     pub duplicate_per_mille: u32,
-    /// Packets held back an extra `latency` (reordered past their
+    /// Datagrams held back an extra `latency` (reordered past their
     /// successors), ‰ (0..=500).
     pub reorder_per_mille: u32,
-    /// Most packets in flight; a packet beyond it is dropped (the bound in
+    /// Datagrams damaged by flipping `corrupt_bits` random bits, ‰
+    /// (0..=500).
+    pub corrupt_per_mille: u32,
+    /// Bits flipped in a corrupted datagram, 1..=64.
+    pub corrupt_bits: u32,
+    /// Datagrams cut short by 1..=8 bytes (never below one byte), ‰
+    /// (0..=500).
+    pub truncate_per_mille: u32,
+    /// Datagrams given 1..=8 random bytes at the end, ‰ (0..=500).
+    pub append_per_mille: u32,
+    /// Sends after which one of the last 32 datagrams (to any address) is
+    /// sent again to its address, ‰ (0..=500): an old datagram replayed.
+    pub replay_per_mille: u32,
+    /// Most datagrams in flight; one beyond it is dropped (the bound in
     /// count; the bound in time is `2 × latency + jitter`). 1..=65536.
     pub max_in_flight: usize,
     /// The seed of the fault stream (a fixed seed gives the same decisions
-    /// for the same packet sequence).
+    /// for the same datagram sequence).
     pub seed: u64,
 }
 
 impl Default for Faults {
-    /// No faults (a pass-through socket).
+    /// No faults (a pass-through transport).
     fn default() -> Self {
         Self {
             latency: Duration::ZERO,
@@ -43,6 +62,11 @@ impl Default for Faults {
             loss_per_mille: 0,
             duplicate_per_mille: 0,
             reorder_per_mille: 0,
+            corrupt_per_mille: 0,
+            corrupt_bits: 1,
+            truncate_per_mille: 0,
+            append_per_mille: 0,
+            replay_per_mille: 0,
             max_in_flight: 4096,
             seed: 0x5eed,
         }
@@ -73,52 +97,81 @@ impl Faults {
             ("loss_per_mille", self.loss_per_mille),
             ("duplicate_per_mille", self.duplicate_per_mille),
             ("reorder_per_mille", self.reorder_per_mille),
+            ("corrupt_per_mille", self.corrupt_per_mille),
+            ("truncate_per_mille", self.truncate_per_mille),
+            ("append_per_mille", self.append_per_mille),
+            ("replay_per_mille", self.replay_per_mille),
         ] {
             if v > 500 {
                 return bad(field, v.to_string(), "0..=500 per mille");
             }
         }
+        if !(1..=64).contains(&self.corrupt_bits) {
+            return bad("corrupt_bits", self.corrupt_bits.to_string(), "1..=64 bits");
+        }
         if !(1..=65_536).contains(&self.max_in_flight) {
             return bad(
                 "max_in_flight",
                 self.max_in_flight.to_string(),
-                "1..=65536 packets",
+                "1..=65536 datagrams",
             );
         }
         Ok(())
     }
 }
 
-/// Counters of what a [`FaultySocket`] did.
+/// Counters of what a [`FaultyTransport`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FaultStats {
-    /// Packets the session sent.
+    /// Datagrams the layer above sent.
     pub sent: u64,
-    /// Packets dropped by `loss_per_mille`.
+    /// Datagrams dropped by `loss_per_mille`.
     pub lost: u64,
     /// Extra copies sent.
     pub duplicated: u64,
-    /// Packets held back to arrive out of order.
+    /// Datagrams held back to arrive out of order.
     pub reordered: u64,
-    /// Packets dropped because `max_in_flight` were in flight.
+    /// Datagrams with flipped bits.
+    pub corrupted: u64,
+    /// Datagrams cut short.
+    pub truncated: u64,
+    /// Datagrams with bytes appended.
+    pub appended: u64,
+    /// Old datagrams sent again.
+    pub replayed: u64,
+    /// Datagrams dropped because `max_in_flight` were in flight.
     pub overflowed: u64,
 }
 
-/// Wraps a GGRS socket (typically [`ggrs::UdpNonBlockingSocket`]) and
-/// delays, drops, duplicates and reorders what it sends. Delayed packets
-/// leave on the next `send_to` or `receive_all_messages` after they are
-/// due (GGRS polls both every tick), so precision is a poll interval.
-pub struct FaultySocket<S> {
-    inner: S,
+/// A datagram waiting for its time.
+struct Flight<A> {
+    due: Instant,
+    bytes: Vec<u8>,
+    to: A,
+}
+
+/// Wraps a [`Transport`] (typically [`UdpTransport`](crate::UdpTransport))
+/// and delays, drops, duplicates, reorders, damages and replays what it
+/// sends. Delayed datagrams leave on the next `send_to` or `recv_from`
+/// after they are due (a session polls both every tick), so precision is
+/// a poll interval. Datagram buffers are recycled.
+pub struct FaultyTransport<T: Transport> {
+    inner: T,
     faults: Faults,
     rng: u64,
-    in_flight: Vec<(Instant, Message, SocketAddr)>,
+    in_flight: Vec<Flight<T::Addr>>,
+    /// The last datagrams handed to the inner transport (replay sources),
+    /// by `replay_next % REPLAY_HISTORY`.
+    history: Vec<(Vec<u8>, T::Addr)>,
+    replay_next: usize,
+    /// Spare datagram buffers.
+    pool: Vec<Vec<u8>>,
     stats: FaultStats,
 }
 
-impl<S> std::fmt::Debug for FaultySocket<S> {
+impl<T: Transport> std::fmt::Debug for FaultyTransport<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FaultySocket")
+        f.debug_struct("FaultyTransport")
             .field("faults", &self.faults)
             .field("in_flight", &self.in_flight.len())
             .field("stats", &self.stats)
@@ -126,23 +179,26 @@ impl<S> std::fmt::Debug for FaultySocket<S> {
     }
 }
 
-impl<S: NonBlockingSocket<SocketAddr>> FaultySocket<S> {
+impl<T: Transport> FaultyTransport<T> {
     /// Wraps `inner`.
     ///
     /// # Errors
     /// `net/config_invalid` for faults outside their ranges.
-    pub fn new(inner: S, faults: Faults) -> Result<Self> {
+    pub fn new(inner: T, faults: Faults) -> Result<Self> {
         faults.validate()?;
         Ok(Self {
             inner,
             rng: faults.seed,
             in_flight: Vec::with_capacity(faults.max_in_flight.min(1024)),
+            history: Vec::with_capacity(REPLAY_HISTORY),
+            replay_next: 0,
+            pool: Vec::new(),
             faults,
             stats: FaultStats::default(),
         })
     }
 
-    /// What the socket did so far.
+    /// What the transport did so far.
     #[must_use]
     pub fn stats(&self) -> FaultStats {
         self.stats
@@ -161,6 +217,10 @@ impl<S: NonBlockingSocket<SocketAddr>> FaultySocket<S> {
         per_mille > 0 && self.next() % 1000 < u64::from(per_mille)
     }
 
+    fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n.max(1) as u64).unwrap_or(0)
+    }
+
     fn delay(&mut self) -> Duration {
         let jitter_ns = u64::try_from(self.faults.jitter.as_nanos()).unwrap_or(0);
         let latency = self.faults.latency;
@@ -171,34 +231,88 @@ impl<S: NonBlockingSocket<SocketAddr>> FaultySocket<S> {
         (latency + Duration::from_nanos(offset)).saturating_sub(self.faults.jitter)
     }
 
-    fn enqueue(&mut self, msg: &Message, addr: SocketAddr, extra: Duration) {
+    /// A buffer holding `bytes`, from the pool when one is spare.
+    fn copy(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let mut buf = self.pool.pop().unwrap_or_default();
+        buf.clear();
+        buf.extend_from_slice(bytes);
+        buf
+    }
+
+    /// Damages `bytes` as the faults say.
+    fn damage(&mut self, bytes: &mut Vec<u8>) {
+        if self.chance(self.faults.corrupt_per_mille) && !bytes.is_empty() {
+            self.stats.corrupted += 1;
+            for _ in 0..self.faults.corrupt_bits {
+                let bit = self.below(bytes.len() * 8);
+                bytes[bit / 8] ^= 1 << (bit % 8);
+            }
+        }
+        if self.chance(self.faults.truncate_per_mille) && bytes.len() > 1 {
+            self.stats.truncated += 1;
+            let cut = (1 + self.below(8)).min(bytes.len() - 1);
+            bytes.truncate(bytes.len() - cut);
+        }
+        if self.chance(self.faults.append_per_mille) {
+            self.stats.appended += 1;
+            for _ in 0..=self.below(8) {
+                bytes.push(self.next().to_le_bytes()[0]);
+            }
+        }
+    }
+
+    fn enqueue(&mut self, bytes: Vec<u8>, to: T::Addr, extra: Duration) {
         if self.in_flight.len() >= self.faults.max_in_flight {
             self.stats.overflowed += 1;
+            self.pool.push(bytes);
             return;
         }
         let due = Instant::now() + self.delay() + extra;
-        self.in_flight.push((due, msg.clone(), addr));
+        self.in_flight.push(Flight { due, bytes, to });
     }
 
-    /// Sends every packet that is due.
+    /// Hands every due datagram to the inner transport (and keeps it for
+    /// replays).
     fn flush(&mut self) {
         let now = Instant::now();
         let mut i = 0;
         while i < self.in_flight.len() {
-            if self.in_flight[i].0 <= now {
-                let (_, msg, addr) = self.in_flight.swap_remove(i);
-                self.inner.send_to(&msg, &addr);
+            if self.in_flight[i].due <= now {
+                let Flight { bytes, to, .. } = self.in_flight.swap_remove(i);
+                self.inner.send_to(&bytes, &to);
+                self.remember(bytes, to);
             } else {
                 i += 1;
             }
         }
     }
+
+    fn remember(&mut self, bytes: Vec<u8>, to: T::Addr) {
+        if self.faults.replay_per_mille == 0 {
+            self.pool.push(bytes);
+        } else if self.history.len() < REPLAY_HISTORY {
+            self.history.push((bytes, to));
+        } else {
+            let slot = self.replay_next % REPLAY_HISTORY;
+            self.replay_next += 1;
+            let (old, _) = std::mem::replace(&mut self.history[slot], (bytes, to));
+            self.pool.push(old);
+        }
+    }
 }
 
-impl<S: NonBlockingSocket<SocketAddr>> NonBlockingSocket<SocketAddr> for FaultySocket<S> {
-    fn send_to(&mut self, msg: &Message, addr: &SocketAddr) {
+impl<T: Transport> Transport for FaultyTransport<T> {
+    type Addr = T::Addr;
+
+    fn send_to(&mut self, datagram: &[u8], to: &T::Addr) {
         self.stats.sent += 1;
         self.flush();
+        if self.chance(self.faults.replay_per_mille) && !self.history.is_empty() {
+            self.stats.replayed += 1;
+            let pick = self.below(self.history.len());
+            let (bytes, old_to) = &self.history[pick];
+            self.inner.send_to(bytes, old_to);
+        }
         if self.chance(self.faults.loss_per_mille) {
             self.stats.lost += 1;
             return;
@@ -209,16 +323,91 @@ impl<S: NonBlockingSocket<SocketAddr>> NonBlockingSocket<SocketAddr> for FaultyS
         } else {
             Duration::ZERO
         };
-        self.enqueue(msg, *addr, extra);
+        let mut bytes = self.copy(datagram);
+        self.damage(&mut bytes);
         if self.chance(self.faults.duplicate_per_mille) {
             self.stats.duplicated += 1;
-            self.enqueue(msg, *addr, Duration::ZERO);
+            let copy = self.copy(&bytes);
+            self.enqueue(copy, to.clone(), Duration::ZERO);
         }
+        self.enqueue(bytes, to.clone(), extra);
         self.flush();
     }
 
-    fn receive_all_messages(&mut self) -> Vec<(SocketAddr, Message)> {
+    fn recv_from(&mut self, buf: &mut [u8]) -> Option<(usize, T::Addr)> {
         self.flush();
-        self.inner.receive_all_messages()
+        self.inner.recv_from(buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A loopback transport: what is sent is received, from address 1.
+    #[derive(Default)]
+    struct Loop(Vec<Vec<u8>>);
+
+    impl Transport for Loop {
+        type Addr = u8;
+        fn send_to(&mut self, datagram: &[u8], _to: &u8) {
+            self.0.push(datagram.to_vec());
+        }
+        fn recv_from(&mut self, buf: &mut [u8]) -> Option<(usize, u8)> {
+            let d = self.0.pop()?;
+            buf[..d.len()].copy_from_slice(&d);
+            Some((d.len(), 1))
+        }
+    }
+
+    #[test]
+    fn every_fault_kind_happens_at_its_rate_and_is_counted() {
+        let faults = Faults {
+            corrupt_per_mille: 100,
+            corrupt_bits: 3,
+            truncate_per_mille: 100,
+            append_per_mille: 100,
+            replay_per_mille: 100,
+            duplicate_per_mille: 100,
+            loss_per_mille: 100,
+            ..Faults::default()
+        };
+        let mut t = FaultyTransport::new(Loop::default(), faults).unwrap();
+        let original = [0x55_u8; 40];
+        for _ in 0..2000 {
+            t.send_to(&original, &2);
+        }
+        let s = t.stats();
+        for (name, n) in [
+            ("corrupted", s.corrupted),
+            ("truncated", s.truncated),
+            ("appended", s.appended),
+            ("replayed", s.replayed),
+            ("duplicated", s.duplicated),
+            ("lost", s.lost),
+        ] {
+            assert!((120..=280).contains(&n), "{name}: {n} of 2000 at 10 %");
+        }
+        let datagrams = &t.inner.0;
+        let changed = datagrams.iter().filter(|d| d[..] != original[..]).count();
+        assert!(changed > 300, "{changed} damaged datagrams arrived");
+        assert!(datagrams.iter().any(|d| d.len() < 40) && datagrams.iter().any(|d| d.len() > 40));
+    }
+
+    #[test]
+    fn a_fault_outside_its_range_is_refused() {
+        for faults in [
+            Faults {
+                corrupt_bits: 0,
+                ..Faults::default()
+            },
+            Faults {
+                replay_per_mille: 501,
+                ..Faults::default()
+            },
+        ] {
+            let err = FaultyTransport::new(Loop::default(), faults).unwrap_err();
+            assert_eq!(err.id(), events::CONFIG_INVALID);
+        }
     }
 }

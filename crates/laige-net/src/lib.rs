@@ -17,11 +17,17 @@
 //! 3. **Reports**: disconnects, timeouts and desyncs as structured,
 //!    rate-limited events ([`events`]) and an orderly [`NetEnd`] with an
 //!    exit code; a sync-test mismatch names the component and the entity.
-//! 4. **[`fault::FaultySocket`]**: latency, jitter, loss, duplication and
-//!    reordering on loopback, for tests of a game's own sessions.
+//! 4. **[`SealedSocket`]**: every datagram carries a keyed integrity tag,
+//!    verified before GGRS sees it; a damaged or foreign one is dropped and
+//!    counted ([`NetStats::dropped_damaged`]), never delivered.
+//! 5. **[`fault::FaultyTransport`]**: latency, jitter, loss, duplication,
+//!    reordering, flipped bits, truncation, appended bytes and replays on
+//!    loopback, for tests of a game's own sessions.
 //!
-//! **Architecture invariant:** laige-net never depends on laige-render: a
+//! **Architecture invariants:** laige-net never depends on laige-render: a
 //! session is simulation only; presentation reads the world it advances.
+//! No received byte reaches GGRS unless its datagram's integrity tag
+//! verified and its sender is a peer of the session.
 #![doc = include_str!("net.md")]
 
 mod config;
@@ -34,12 +40,13 @@ mod outcome;
 mod owned;
 mod pace;
 mod record;
+mod seal;
 mod seat;
 mod session;
+mod transport;
 
 pub use config::{DESYNC_INTERVAL, MAX_PREDICTION, NetConfig};
 pub use driver::{NetReport, TickDriver};
-pub use ggrs::UdpNonBlockingSocket;
 pub use input::{InputStatus, MAX_PLAYERS, PlayerInput, PlayerInputs};
 pub use outcome::{
     Advance, EXIT_DESYNC, EXIT_DISCONNECTED, EXIT_SYNC_TIMEOUT, EXIT_SYSTEM_FAILED, NetEnd,
@@ -48,5 +55,10 @@ pub use outcome::{
 pub use owned::NetSession;
 pub use pace::TickPacer;
 pub use record::replay_session;
+pub use seal::{IntegrityStats, SealedSocket, SessionKey, TAG_BYTES};
 pub use seat::Seat;
+pub use transport::{Transport, UdpTransport};
+
+/// The UDP socket of a session: [`UdpTransport`] datagrams, sealed.
+pub type UdpNonBlockingSocket = SealedSocket<UdpTransport>;
 pub use session::{EpochChange, EpochSocket, GgrsConfig, NetDriver, SocketFactory};

@@ -100,4 +100,12 @@ pub struct NetStats {
     pub resyncs: u64,
     /// Bytes of encoded world this peer sent or received for joins.
     pub snapshot_bytes: u64,
+    /// Received datagrams dropped because their integrity tag did not
+    /// verify (damaged on the way, sealed under another key, or not a
+    /// session datagram: a lobby's late message on the same port): GGRS
+    /// never saw them.
+    pub dropped_damaged: u64,
+    /// Received datagrams dropped because they came from an address not
+    /// in the session.
+    pub dropped_unknown_peer: u64,
 }

@@ -3,7 +3,6 @@
 
 use std::net::SocketAddr;
 
-use ggrs::NonBlockingSocket;
 use laige_core::Result;
 use laige_sim::{SystemSchedule, World};
 
@@ -54,7 +53,7 @@ impl<I: PlayerInput> NetSession<I> {
         world: World,
         config: NetConfig,
         seats: &[Seat],
-        socket: impl NonBlockingSocket<SocketAddr> + 'static,
+        socket: crate::SealedSocket<impl crate::Transport<Addr = SocketAddr> + 'static>,
     ) -> Result<Self> {
         Self::own(world, |w| NetDriver::p2p(w, config, seats, socket))
     }
@@ -67,7 +66,7 @@ impl<I: PlayerInput> NetSession<I> {
         world: World,
         config: NetConfig,
         host: SocketAddr,
-        socket: impl NonBlockingSocket<SocketAddr> + 'static,
+        socket: crate::SealedSocket<impl crate::Transport<Addr = SocketAddr> + 'static>,
     ) -> Result<Self> {
         Self::own(world, |w| NetDriver::spectator(w, config, host, socket))
     }

@@ -20,6 +20,7 @@ use crate::events;
 use crate::input::{PlayerInput, PlayerInputs};
 use crate::outcome::{Advance, NetEnd, NetStats};
 use crate::record::{self, SessionRecorder};
+use crate::seal::IntegrityStats;
 use crate::seat::Seat;
 
 mod epoch;
@@ -125,6 +126,9 @@ pub struct NetDriver<I: PlayerInput> {
     /// Seats a player has held in some epoch (a later join there is a
     /// rejoin).
     ever_seated: Vec<bool>,
+    /// The integrity counters of every socket this session used (one per
+    /// epoch).
+    integrity: Vec<std::sync::Arc<crate::seal::Counters>>,
 }
 
 impl<I: PlayerInput> std::fmt::Debug for NetDriver<I> {
@@ -199,10 +203,19 @@ impl<I: PlayerInput> NetDriver<I> {
         self.dump_prefix = Some(prefix.into());
     }
 
-    /// The counters.
+    /// The counters (with the sockets' integrity counters, summed over
+    /// the epochs).
     #[must_use]
     pub fn stats(&self) -> NetStats {
-        self.stats
+        let integrity = self
+            .integrity
+            .iter()
+            .fold(IntegrityStats::default(), |sum, c| sum.plus(c.read()));
+        NetStats {
+            dropped_damaged: integrity.dropped_damaged,
+            dropped_unknown_peer: integrity.dropped_unknown_peer,
+            ..self.stats
+        }
     }
 
     /// Why the session ended, once it has.
@@ -565,7 +578,12 @@ impl<I: PlayerInput> NetDriver<I> {
             .get(slot)
             .ok()
             .filter(|s| s.is_filled() && s.tick() == tick);
+        // The type lines' names are the same in every snapshot of the ring.
+        let names = (0..self.save_slots)
+            .filter_map(|slot| self.ring.get(slot).ok())
+            .find(|s| s.is_filled());
         desync::report(
+            names,
             snap,
             tick,
             (local, remote),

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use laige_core::Fpx16_16;
-use laige_net::fault::{Faults, FaultySocket};
+use laige_net::fault::Faults;
 use laige_net::{
     Advance, NetConfig, NetSession, PlayerInput, PlayerInputs, TickPacer, UdpNonBlockingSocket,
 };
@@ -119,15 +119,14 @@ fn peer(me: usize, ports: [u16; 2], done: &AtomicU32) -> Peer {
         confirmed_log: 1024,
         ..NetConfig::default()
     };
-    let socket = FaultySocket::new(
-        UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap(),
-        Faults {
+    let socket = UdpNonBlockingSocket::bind_to_port(ports[me])
+        .unwrap()
+        .with_faults(Faults {
             latency: Duration::from_millis(40),
             seed: 0x57a + me as u64,
             ..Faults::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let seats = player_seats(me, ports);
     let mut session = NetSession::<Presses>::p2p(game(), config, &seats, socket).unwrap();
     let mut pacer = TickPacer::new(RATE_HZ, 4);

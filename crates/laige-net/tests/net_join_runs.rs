@@ -1,6 +1,6 @@
 //! The join scenario, many times, through faults: two players play a room
 //! of three seats over real UDP on 127.0.0.1 (every datagram through a
-//! `FaultySocket`: 50 ms ± 25 ms latency, 5 % loss, in every epoch); a
+//! `FaultyTransport`: 50 ms ± 25 ms latency, 5 % loss, in every epoch); a
 //! third joins once the host is past tick 60; the run ends when all three
 //! have confirmed tick 300. Every run must end (no hang: a run that does
 //! not finish in 60 s fails) with every tick that two peers confirmed
@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use laige_core::Fpx16_16;
-use laige_net::fault::{Faults, FaultySocket};
+use laige_net::fault::Faults;
 use laige_net::{Advance, NetConfig, NetSession, Seat, TickPacer, UdpNonBlockingSocket};
 use support::{Steer, epoch_sockets, game, script_input};
 
@@ -126,11 +126,10 @@ fn scenario(seed: u64) -> RunResult {
                         s => Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[s]))),
                     })
                     .collect();
-                let socket = FaultySocket::new(
-                    UdpNonBlockingSocket::bind_to_port(ports[me]).map_err(|e| e.to_string())?,
-                    faults(seed),
-                )
-                .map_err(|e| e.to_string())?;
+                let socket = UdpNonBlockingSocket::bind_to_port(ports[me])
+                    .map_err(|e| e.to_string())?
+                    .with_faults(faults(seed))
+                    .map_err(|e| e.to_string())?;
                 let mut s =
                     NetSession::<Steer>::p2p(game::<Fpx16_16>(64, 3), config(), &seats, socket)
                         .map_err(|e| e.to_string())?;

@@ -1,5 +1,5 @@
 //! Two peers over real UDP on 127.0.0.1 (one thread each), every packet
-//! through a `FaultySocket`: 50 ms one-way latency (100 ms RTT), ±20 ms
+//! through a `FaultyTransport`: 50 ms one-way latency (100 ms RTT), ±20 ms
 //! jitter, 5 % loss. Rollback for 1,200 ticks ends with identical state
 //! hashes on every confirmed tick and rollbacks, and the presentation
 //! effects of each peer are handed over once (predicted, cancelled when a
@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use laige_core::Fpx16_16;
-use laige_net::fault::{Faults, FaultySocket};
+use laige_net::fault::Faults;
 use laige_net::{
     Advance, EXIT_DISCONNECTED, NetConfig, NetEnd, NetSession, NetStats, Seat, TickPacer,
     UdpNonBlockingSocket,
@@ -70,15 +70,14 @@ fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult
     let (config, until) = (plan.config, plan.until);
     let vanish_at = plan.vanish_at.filter(|_| me == 1);
     let seats = player_seats(me, ports);
-    let socket = FaultySocket::new(
-        UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap(),
-        if plan.faults {
+    let socket = UdpNonBlockingSocket::bind_to_port(ports[me])
+        .unwrap()
+        .with_faults(if plan.faults {
             faults(0xfa17 + me as u64)
         } else {
             Faults::default()
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let mut world = game::<Fpx16_16>(64, 2);
     if let Some(at) = plan.diverge.filter(|_| me == 1) {
         world

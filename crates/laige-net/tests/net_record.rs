@@ -13,7 +13,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use laige_core::{Fpx16_16, MathBackend};
-use laige_net::fault::{Faults, FaultySocket};
+use laige_net::fault::Faults;
 use laige_net::{NetConfig, NetSession, TickPacer, UdpNonBlockingSocket, replay_session};
 use laige_sim::replay::{Replay, ReplayHeader};
 use support::{Steer, free_port, game, player_seats, script_input};
@@ -45,11 +45,10 @@ fn peer(me: usize, ports: [u16; 2]) -> (Vec<u8>, u64) {
         seed: 7 + me as u64,
         ..Faults::default()
     };
-    let socket = FaultySocket::new(
-        UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap(),
-        faults,
-    )
-    .unwrap();
+    let socket = UdpNonBlockingSocket::bind_to_port(ports[me])
+        .unwrap()
+        .with_faults(faults)
+        .unwrap();
     let config = NetConfig {
         tick_rate_hz: 120,
         max_prediction: 12,

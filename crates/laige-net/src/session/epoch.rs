@@ -32,7 +32,7 @@
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::time::Instant;
 
-use ggrs::{GgrsError, GgrsRequest, NonBlockingSocket};
+use ggrs::{GgrsError, GgrsRequest};
 use laige_core::{Error, ErrorCode, Result, event};
 use laige_sim::{SystemSchedule, World};
 
@@ -44,7 +44,9 @@ use super::{Kind, NetDriver};
 use crate::events;
 use crate::input::{PlayerInput, PlayerInputs};
 use crate::outcome::{Advance, NetEnd};
+use crate::seal::{SealedSocket, SessionKey};
 use crate::seat::Seat;
+use crate::transport::Transport;
 
 /// What begins an epoch: its number and first tick, the input delay, the
 /// seats and spectators as this peer sees them, and the encoded world's
@@ -56,15 +58,18 @@ pub(super) struct EpochStart {
     pub(super) roster: Vec<Seat>,
     pub(super) spectators: Vec<SocketAddr>,
     pub(super) snapshot_bytes: usize,
+    /// The key the epoch's datagrams are sealed under (the host's).
+    pub(super) key: SessionKey,
 }
 
-/// A GGRS socket for one epoch (each epoch listens on a fresh port, so a
-/// late datagram of the previous epoch reaches nobody).
-pub type EpochSocket = Box<dyn NonBlockingSocket<SocketAddr>>;
+/// A session's socket over any transport (each epoch listens on a fresh
+/// port, so a late datagram of the previous epoch reaches nobody).
+pub type EpochSocket = SealedSocket<Box<dyn Transport<Addr = SocketAddr>>>;
 
-/// Opens the next epoch's UDP socket: the socket (wrap it in a
-/// [`FaultySocket`](crate::fault::FaultySocket) to test with faults) and
-/// the local port it is bound to.
+/// Opens the next epoch's UDP socket: the socket (`SealedSocket::boxed`;
+/// add faults first with `SealedSocket::with_faults` to test with them)
+/// and the local port it is bound to. The session seals each epoch under
+/// the host's secret key, whatever key the socket comes with.
 pub type SocketFactory = Box<dyn FnMut() -> Result<(EpochSocket, u16)>>;
 
 /// One epoch change, as the game sees it.
@@ -117,6 +122,10 @@ pub(super) struct Epochs {
     /// The epoch number being entered.
     pending: u32,
     snapshot: Vec<u8>,
+    /// The session's secret key: drawn by the host, received by the
+    /// others with each epoch's `Go`; every epoch after the first is
+    /// sealed under it.
+    key: SessionKey,
 }
 
 impl<I: PlayerInput> NetDriver<I> {
@@ -412,6 +421,7 @@ impl<I: PlayerInput> NetDriver<I> {
                             epoch,
                             tick,
                             input_delay,
+                            key,
                             seats,
                             spectators,
                             your_seat,
@@ -441,6 +451,7 @@ impl<I: PlayerInput> NetDriver<I> {
                                 roster,
                                 spectators,
                                 snapshot_bytes: snapshot.len(),
+                                key: SessionKey::from_bytes(key),
                             };
                             self.begin_epoch(world, start, &mut e.next)?;
                             e.stop_at = None;
@@ -476,6 +487,7 @@ impl<I: PlayerInput> NetDriver<I> {
                     epoch,
                     tick,
                     input_delay,
+                    key,
                     seats,
                     spectators,
                     your_seat,
@@ -505,6 +517,7 @@ impl<I: PlayerInput> NetDriver<I> {
                     roster,
                     spectators,
                     snapshot_bytes: snapshot.len(),
+                    key: SessionKey::from_bytes(key),
                 };
                 self.begin_epoch(world, start, &mut e.next)?;
                 return Ok(Some(Advance::Waiting));
@@ -618,8 +631,9 @@ impl<I: PlayerInput> NetDriver<I> {
             roster,
             spectators,
             snapshot_bytes,
+            key,
         } = start;
-        let socket = next
+        let mut socket = next
             .take()
             .ok_or_else(|| epoch_failed(format!("no socket was opened for epoch {epoch}")))?;
         debug_assert_eq!(world.tick(), tick);
@@ -636,6 +650,8 @@ impl<I: PlayerInput> NetDriver<I> {
         } else {
             &[]
         };
+        socket.set_key(key);
+        self.integrity.push(socket.counters());
         let (kind, seat_of) = if roster.contains(&Seat::Local) {
             Self::start_p2p(&self.config, &roster, served, socket)?
         } else {
@@ -687,18 +703,6 @@ impl<I: PlayerInput> NetDriver<I> {
     }
 }
 
-/// A boxed socket as GGRS takes one.
-pub(super) struct BoxedSocket(pub(super) EpochSocket);
-
-impl NonBlockingSocket<SocketAddr> for BoxedSocket {
-    fn send_to(&mut self, msg: &ggrs::Message, addr: &SocketAddr) {
-        self.0.send_to(msg, addr);
-    }
-    fn receive_all_messages(&mut self) -> Vec<(SocketAddr, ggrs::Message)> {
-        self.0.receive_all_messages()
-    }
-}
-
 impl Epochs {
     fn new(role: Role, sockets: SocketFactory) -> Self {
         Self {
@@ -711,6 +715,7 @@ impl Epochs {
             final_hash: None,
             pending: 0,
             snapshot: Vec::new(),
+            key: SessionKey::random(),
         }
     }
 }

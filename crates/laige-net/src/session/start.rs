@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use ggrs::{DesyncDetection, NonBlockingSocket, PlayerType, SessionBuilder};
+use ggrs::{DesyncDetection, PlayerType, SessionBuilder};
 use laige_core::{Error, Result};
 use laige_sim::World;
 use laige_sim::input::InputQueue;
@@ -15,7 +15,9 @@ use crate::config::{DESYNC_INTERVAL, NetConfig};
 use crate::events;
 use crate::input::{MAX_PLAYERS, PlayerInput, PlayerInputs};
 use crate::outcome::NetStats;
+use crate::seal::SealedSocket;
 use crate::seat::Seat;
+use crate::transport::Transport;
 
 /// Extra frames a lagging spectator simulates per due tick.
 const SPECTATOR_CATCHUP: usize = 4;
@@ -91,11 +93,14 @@ impl<I: PlayerInput> NetDriver<I> {
             lost_seats: Vec::new(),
             pending_delay: None,
             ever_seated: vec![false; config.players],
+            integrity: Vec::new(),
         })
     }
 
     /// A P2P session over `socket`, one [`Seat`] per player (handle =
-    /// index). `max_prediction: 0` makes it lockstep. The world has its
+    /// index). The socket accepts datagrams only from the seats' and
+    /// spectators' addresses, sealed under its key (every peer's must be
+    /// the same). `max_prediction: 0` makes it lockstep. The world has its
     /// systems registered and its entities spawned; the session registers
     /// [`PlayerInputs`] (`net.player_inputs`) and spawns its entity.
     ///
@@ -108,7 +113,7 @@ impl<I: PlayerInput> NetDriver<I> {
         world: &mut World,
         config: NetConfig,
         seats: &[Seat],
-        socket: impl NonBlockingSocket<SocketAddr> + 'static,
+        socket: SealedSocket<impl Transport<Addr = SocketAddr> + 'static>,
     ) -> Result<Self> {
         let n_seats = seats
             .iter()
@@ -140,8 +145,11 @@ impl<I: PlayerInput> NetDriver<I> {
                 _ => None,
             })
             .collect();
-        let (kind, seat_of) = Self::start_p2p(&config, roster, &spectators, Box::new(socket))?;
+        let socket = socket.boxed();
+        let counters = socket.counters();
+        let (kind, seat_of) = Self::start_p2p(&config, roster, &spectators, socket)?;
         let mut driver = Self::build(world, config, kind)?;
+        driver.integrity.push(counters);
         driver.seat_of = seat_of;
         driver.roster = roster.to_vec();
         driver.spectators = spectators;
@@ -157,8 +165,9 @@ impl<I: PlayerInput> NetDriver<I> {
         config: &NetConfig,
         roster: &[Seat],
         host: SocketAddr,
-        socket: epoch::EpochSocket,
+        mut socket: epoch::EpochSocket,
     ) -> Result<(Kind<I>, Vec<usize>)> {
+        socket.add_peers([host]);
         let seat_of: Vec<usize> = (0..roster.len())
             .filter(|&s| roster[s] != Seat::Empty)
             .collect();
@@ -166,8 +175,7 @@ impl<I: PlayerInput> NetDriver<I> {
             players: seat_of.len(),
             ..*config
         };
-        let session = Self::spectator_builder(&players)?
-            .start_spectator_session(host, epoch::BoxedSocket(socket));
+        let session = Self::spectator_builder(&players)?.start_spectator_session(host, socket);
         Ok((Kind::Spectator(Box::new(session)), seat_of))
     }
 
@@ -178,8 +186,13 @@ impl<I: PlayerInput> NetDriver<I> {
         config: &NetConfig,
         roster: &[Seat],
         spectators: &[SocketAddr],
-        socket: Box<dyn NonBlockingSocket<SocketAddr>>,
+        mut socket: epoch::EpochSocket,
     ) -> Result<(Kind<I>, Vec<usize>)> {
+        socket.add_peers(roster.iter().filter_map(|s| match s {
+            Seat::Remote(addr) | Seat::Spectator(addr) => Some(*addr),
+            Seat::Local | Seat::Empty => None,
+        }));
+        socket.add_peers(spectators.iter().copied());
         let seat_of: Vec<usize> = (0..roster.len())
             .filter(|&s| roster[s] != Seat::Empty)
             .collect();
@@ -211,7 +224,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 .map_err(|e| ggrs_failed(&e))?;
         }
         let session = builder
-            .start_p2p_session(epoch::BoxedSocket(socket))
+            .start_p2p_session(socket)
             .map_err(|e| ggrs_failed(&e))?;
         Ok((
             Kind::P2P {
@@ -231,10 +244,14 @@ impl<I: PlayerInput> NetDriver<I> {
         world: &mut World,
         config: NetConfig,
         host: SocketAddr,
-        socket: impl NonBlockingSocket<SocketAddr> + 'static,
+        socket: SealedSocket<impl Transport<Addr = SocketAddr> + 'static>,
     ) -> Result<Self> {
+        let mut socket = socket.boxed();
+        socket.add_peers([host]);
+        let counters = socket.counters();
         let session = Self::spectator_builder(&config)?.start_spectator_session(host, socket);
         let mut driver = Self::build(world, config, Kind::Spectator(Box::new(session)))?;
+        driver.integrity.push(counters);
         driver.roster = vec![Seat::Remote(host); config.players];
         Ok(driver)
     }

@@ -46,11 +46,13 @@ pub(crate) enum Msg {
     /// The next epoch begins at `tick`: the seats' addresses (the
     /// unspecified address stands for the host, as the receiver reaches
     /// it), the spectators, the receiver's own seat (`None`: a spectator),
+    /// the session's secret key the epoch's datagrams are sealed under,
     /// and for a joiner the encoded world at `tick`.
     Go {
         epoch: u32,
         tick: u64,
         input_delay: u8,
+        key: [u8; 16],
         seats: Vec<Option<SocketAddr>>,
         spectators: Vec<SocketAddr>,
         your_seat: Option<u8>,
@@ -105,6 +107,7 @@ impl Msg {
                 epoch,
                 tick,
                 input_delay,
+                key,
                 seats,
                 spectators,
                 your_seat,
@@ -114,6 +117,7 @@ impl Msg {
                 out.extend_from_slice(&epoch.to_le_bytes());
                 out.extend_from_slice(&tick.to_le_bytes());
                 out.push(*input_delay);
+                out.extend_from_slice(key);
                 out.push(your_seat.unwrap_or(u8::MAX));
                 out.push(u8::try_from(seats.len()).unwrap_or(u8::MAX));
                 for seat in seats {
@@ -170,6 +174,7 @@ impl Msg {
                 let epoch = r.u32()?;
                 let tick = r.u64()?;
                 let input_delay = r.u8()?;
+                let key = r.take::<16>()?;
                 let your_seat = r.u8()?;
                 let n = usize::from(r.u8()?);
                 let mut seats = Vec::with_capacity(n);
@@ -188,6 +193,7 @@ impl Msg {
                     epoch,
                     tick,
                     input_delay,
+                    key,
                     seats,
                     spectators,
                     your_seat: (your_seat != u8::MAX).then_some(your_seat),
@@ -393,6 +399,7 @@ mod tests {
                 epoch: 3,
                 tick: 600,
                 input_delay: 2,
+                key: [7; 16],
                 seats: vec![
                     Some("0.0.0.0:7000".parse().unwrap()),
                     None,

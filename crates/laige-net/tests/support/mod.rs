@@ -231,9 +231,6 @@ pub fn epoch_sockets(faults: laige_net::fault::Faults) -> laige_net::SocketFacto
             seed: faults.seed.wrapping_mul(31).wrapping_add(epoch),
             ..faults
         };
-        Ok((
-            Box::new(laige_net::fault::FaultySocket::new(socket, faults)?) as _,
-            port,
-        ))
+        Ok((socket.with_faults(faults)?.boxed(), port))
     })
 }

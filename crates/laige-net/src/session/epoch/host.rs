@@ -248,6 +248,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 epoch: change.epoch,
                 tick: change.tick,
                 input_delay,
+                key: e.key.to_bytes(),
                 seats: seats.clone(),
                 spectators: spectators.clone(),
                 your_seat: your_seat.and_then(|s| u8::try_from(s).ok()),
@@ -287,6 +288,7 @@ impl<I: PlayerInput> NetDriver<I> {
             roster,
             spectators,
             snapshot_bytes: bytes,
+            key: e.key,
         };
         self.begin_epoch(world, start, &mut e.next)?;
         e.stop_at = None;
