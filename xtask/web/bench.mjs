@@ -11,6 +11,11 @@
 // backend is printed:
 //   {"site": DIR, "backend": ID, "ticks": N, "tick_p50_ns": N,
 //    "tick_p99_ns": N, "samples": N, "state_hash": HEX, "crossOriginIsolated": BOOL}
+// Then the first site's live demo (ENTITIES sprites, paced by the page's
+// animation frames, SwiftShader WebGL2) in a fresh page: the time from
+// navigation start to the first presented frame, and frames per second
+// over LIVE_SECONDS after its first 60 frames:
+//   {"site": DIR, "live": true, "first_present_ms": N, "fps": N, "frames": N}
 // Exit 1 when a page fails (an error, a panic).
 import process from "node:process";
 import { launchChromium, serveDir } from "./chromium.mjs";
@@ -21,6 +26,7 @@ if (!entitiesArg || !ticksArg || sites.length === 0) {
   process.exit(2);
 }
 const BACKENDS = ["fixed_point_16_16", "float_pinned_32"];
+const LIVE_SECONDS = 3;
 
 let browser;
 const servers = [];
@@ -57,6 +63,39 @@ try {
     }
     await page.close();
   }
+  const live = await browser.newPage({ viewport: { width: 900, height: 720 } });
+  const errors = [];
+  live.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  live.on("pageerror", (e) => errors.push(String(e)));
+  await live.goto(`${servers[0].url}/index.html?entities=${Number(entitiesArg)}`);
+  const status = () =>
+    live.evaluate(() => ({
+      s: window.laigeDemo?.laige_status ? JSON.parse(window.laigeDemo.laige_status()) : null,
+      panic: window.laigePanic ?? null,
+      now: performance.now(),
+    }));
+  let from = null;
+  for (const deadline = Date.now() + 120_000; ; ) {
+    const r = await status();
+    if (r.panic || errors.length > 0) throw new Error(`live page: ${r.panic ?? errors.join("\n")}`);
+    if (r.s?.end) throw new Error(`live page: the run ended: ${r.s.end}`);
+    if (!from && r.s && r.s.frames >= 60) from = r;
+    if (from && r.now - from.now >= LIVE_SECONDS * 1000) {
+      console.log(JSON.stringify({
+        site: sites[0],
+        live: true,
+        first_present_ms: r.s.first_present_ms,
+        fps: ((r.s.frames - from.s.frames) * 1000) / (r.now - from.now),
+        frames: r.s.frames,
+      }));
+      break;
+    }
+    if (Date.now() > deadline) throw new Error("live page: no 60 frames within 120 s");
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
+  await live.close();
 } catch (e) {
   console.error(`bench.mjs: ${e.message || e}`);
   process.exitCode = 1;

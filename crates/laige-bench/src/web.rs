@@ -20,6 +20,13 @@
 //! - `web.tick.<fx|fp>.10k.same_bits`: 1 when every run of every round —
 //!   native, plain page, SIMD128 page — ended on the same state hash,
 //!   else 0 (a SIMD128 build must keep the bits).
+//! - `web.page.first_present_ms`: the live demo page (10k sprites, the
+//!   plain site, a fresh page each round): from navigation start to its
+//!   first presented frame (loading, compiling and instantiating the
+//!   module, the engine's setup, the first frame drawn), median over the
+//!   rounds.
+//! - `web.page.fps`: the same page's frames per second under SwiftShader
+//!   over 3 s after its first 60 frames, median over the rounds (reported).
 //! - `web.wasm.opt_kib` / `web.wasm.gzip_kib`: the plain page's module as
 //!   served (after `wasm-opt`) and gzipped (`gzip -9`), KiB.
 //!
@@ -88,6 +95,7 @@ fn ticks_side_by_side(b: &mut Bench, root: &Path) -> Result<(), String> {
         ("fp", MathBackend::FloatPinned32),
     ];
     let mut sides: [Side; 2] = Default::default();
+    let (mut first_present, mut fps) = (Vec::new(), Vec::new());
     let ms = |ns: u64| ns as f64 / 1e6;
     // A short run first on each backend, as each page does before its
     // measured runs (caches, the allocator, the page's tier-up).
@@ -103,6 +111,11 @@ fn ticks_side_by_side(b: &mut Bench, root: &Path) -> Result<(), String> {
         for line in browser_round(root, ticks)? {
             let v: serde_json::Value = serde_json::from_str(&line)
                 .map_err(|e| format!("bench.mjs printed {line:?}: {e}"))?;
+            if v["live"].as_bool() == Some(true) {
+                first_present.extend(v["first_present_ms"].as_f64());
+                fps.extend(v["fps"].as_f64());
+                continue;
+            }
             let backend: MathBackend = v["backend"]
                 .as_str()
                 .unwrap_or_default()
@@ -124,6 +137,16 @@ fn ticks_side_by_side(b: &mut Bench, root: &Path) -> Result<(), String> {
             side.hashes
                 .push(v["state_hash"].as_str().unwrap_or_default().to_owned());
         }
+    }
+    if !first_present.is_empty() {
+        b.record(
+            "web.page.first_present_ms",
+            Stats::of(&mut first_present).median,
+            "ms",
+        );
+    }
+    if !fps.is_empty() {
+        b.record("web.page.fps", Stats::of(&mut fps).median, "fps");
     }
     for ((label, _), side) in backends.iter().zip(&mut sides) {
         let name = format!("web.tick.{label}.{}k", ENTITIES / 1000);
