@@ -357,10 +357,24 @@ fn relative_velocity<S: SimScalar>(
 fn warm_start<S: SimScalar>(bodies: &mut [SolverBody<S>], constraints: &[Constraint<S>]) {
     for k in constraints {
         let tangent = right_perp(k.normal);
+        // The bodies' velocities in locals for the whole constraint (the
+        // same operations in the same order as one `apply` per point).
+        let (sa, sb) = (&bodies[k.a as usize], &bodies[k.b as usize]);
+        let (mut va, mut wa, mut vb, mut wb) = (sa.v, sa.w, sb.v, sb.w);
+        let (ma, ia, mb, ib) = (sa.inv_mass, sa.inv_i, sb.inv_mass, sb.inv_i);
         for p in &k.points[..k.count as usize] {
             let impulse = k.normal * p.normal_impulse + tangent * p.tangent_impulse;
-            apply(bodies, k, p.ra, p.rb, impulse);
+            va -= impulse * ma;
+            wa -= ia * cross(p.ra, impulse);
+            vb += impulse * mb;
+            wb += ib * cross(p.rb, impulse);
         }
+        let sa = &mut bodies[k.a as usize];
+        sa.v = va;
+        sa.w = wa;
+        let sb = &mut bodies[k.b as usize];
+        sb.v = vb;
+        sb.w = wb;
     }
 }
 
@@ -383,18 +397,21 @@ fn solve_contacts<S: SimScalar>(
             // The current separation from the motion so far.
             let d = dp + (dqb.rotate(p.rb) - dqa.rotate(p.ra));
             let s = d.dot(normal) + p.adjusted_separation;
-            let (mut bias, mut mass_scale, mut impulse_scale) = (S::ZERO, S::ONE, S::ZERO);
-            if s.gt(S::ZERO) {
-                // Speculative: close the gap, no more.
-                bias = s * inv_h;
-            } else if use_bias {
-                bias = (k.soft.bias_rate * s).max(-max_push);
-                mass_scale = k.soft.mass_scale;
-                impulse_scale = k.soft.impulse_scale;
-            }
             let vn = (vb - va).dot(normal) + wb * p.rnb - wa * p.rna;
-            let impulse =
-                -p.normal_mass * mass_scale * (vn + bias) - impulse_scale * p.normal_impulse;
+            // Rigid rows (speculative, or relaxing) have mass scale one and
+            // impulse scale zero: `x·1 = x` and `x − 0·impulse = x` exactly
+            // on both backends (the accumulated impulse is never −0: it is
+            // a `max` with +0), so they skip those two products.
+            let impulse = if s.gt(S::ZERO) {
+                // Speculative: close the gap, no more.
+                -p.normal_mass * (vn + s * inv_h)
+            } else if use_bias {
+                let bias = (k.soft.bias_rate * s).max(-max_push);
+                -p.normal_mass * k.soft.mass_scale * (vn + bias)
+                    - k.soft.impulse_scale * p.normal_impulse
+            } else {
+                -p.normal_mass * (vn + S::ZERO)
+            };
             let new = (p.normal_impulse + impulse).max(S::ZERO);
             let applied = new - p.normal_impulse;
             p.normal_impulse = new;
