@@ -78,6 +78,9 @@ pub(crate) struct ConstraintPoint<S> {
     rta: S,
     rtb: S,
     adjusted_separation: S,
+    /// The separation the last relax pass computed: the bodies have not
+    /// moved since, so the next substep's biased pass reads it.
+    separation: S,
     normal_mass: S,
     tangent_mass: S,
     normal_impulse: S,
@@ -233,6 +236,7 @@ pub(crate) fn solve<S: SimScalar>(
                 rta,
                 rtb,
                 adjusted_separation: cp.separation - (rb - ra).dot(normal),
+                separation: S::ZERO,
                 normal_mass: inv_or_zero(kn),
                 tangent_mass: inv_or_zero(kt),
                 normal_impulse: cp.normal_impulse,
@@ -248,7 +252,7 @@ pub(crate) fn solve<S: SimScalar>(
     let max_speed = S::from_i32(MAX_SPEED);
     let half_speed = S::from_i32(MAX_SPEED / 2);
     let push = cfg.contact_push_max_velocity;
-    for _ in 0..cfg.substeps {
+    for substep in 0..cfg.substeps {
         // Integrate velocities.
         for s in scratch.solver.iter_mut().filter(|s| s.dynamic) {
             s.v = s.v * s.linear_damping + gravity * (h * s.gravity_scale);
@@ -267,12 +271,17 @@ pub(crate) fn solve<S: SimScalar>(
         for j in scratch.joints.iter_mut().filter(|j| j.active) {
             j.solve(&mut scratch.solver, joint_soft, true);
         }
+        let pass = if substep == 0 {
+            Pass::First
+        } else {
+            Pass::Biased
+        };
         solve_contacts(
             &mut scratch.solver,
             &mut scratch.constraints,
             inv_h,
             push,
-            true,
+            pass,
         );
         // Integrate positions.
         for s in scratch.solver.iter_mut().filter(|s| s.moves) {
@@ -288,7 +297,7 @@ pub(crate) fn solve<S: SimScalar>(
             &mut scratch.constraints,
             inv_h,
             push,
-            false,
+            Pass::Relax,
         );
     }
     restitution(
@@ -378,13 +387,28 @@ fn warm_start<S: SimScalar>(bodies: &mut [SolverBody<S>], constraints: &[Constra
     }
 }
 
+/// A pass of the contact rows within a substep.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// The first substep's biased pass: separations from the motion so far.
+    First,
+    /// A later substep's biased pass: the bodies have not moved since the
+    /// previous relax pass, so its separations are read, not recomputed
+    /// (the same values: the same inputs and operations).
+    Biased,
+    /// The relax pass, after the positions moved: separations computed and
+    /// kept for the next substep.
+    Relax,
+}
+
 fn solve_contacts<S: SimScalar>(
     bodies: &mut [SolverBody<S>],
     constraints: &mut [Constraint<S>],
     inv_h: S,
     max_push: S,
-    use_bias: bool,
+    pass: Pass,
 ) {
+    let use_bias = pass != Pass::Relax;
     for k in constraints.iter_mut() {
         let normal = k.normal;
         let tangent = right_perp(normal);
@@ -395,8 +419,13 @@ fn solve_contacts<S: SimScalar>(
         let dp = dpb - dpa;
         for p in &mut k.points[..k.count as usize] {
             // The current separation from the motion so far.
-            let d = dp + (dqb.rotate(p.rb) - dqa.rotate(p.ra));
-            let s = d.dot(normal) + p.adjusted_separation;
+            let s = if pass == Pass::Biased {
+                p.separation
+            } else {
+                let d = dp + (dqb.rotate(p.rb) - dqa.rotate(p.ra));
+                d.dot(normal) + p.adjusted_separation
+            };
+            p.separation = s;
             let vn = (vb - va).dot(normal) + wb * p.rnb - wa * p.rna;
             // Rigid rows (speculative, or relaxing) have mass scale one and
             // impulse scale zero: `x·1 = x` and `x − 0·impulse = x` exactly
