@@ -78,6 +78,9 @@ pub(crate) struct ConstraintPoint<S> {
     rta: S,
     rtb: S,
     adjusted_separation: S,
+    /// The separation the last relax pass computed: the bodies have not
+    /// moved since, so the next substep's biased pass reads it.
+    separation: S,
     normal_mass: S,
     tangent_mass: S,
     normal_impulse: S,
@@ -233,6 +236,7 @@ pub(crate) fn solve<S: SimScalar>(
                 rta,
                 rtb,
                 adjusted_separation: cp.separation - (rb - ra).dot(normal),
+                separation: S::ZERO,
                 normal_mass: inv_or_zero(kn),
                 tangent_mass: inv_or_zero(kt),
                 normal_impulse: cp.normal_impulse,
@@ -248,7 +252,7 @@ pub(crate) fn solve<S: SimScalar>(
     let max_speed = S::from_i32(MAX_SPEED);
     let half_speed = S::from_i32(MAX_SPEED / 2);
     let push = cfg.contact_push_max_velocity;
-    for _ in 0..cfg.substeps {
+    for substep in 0..cfg.substeps {
         // Integrate velocities.
         for s in scratch.solver.iter_mut().filter(|s| s.dynamic) {
             s.v = s.v * s.linear_damping + gravity * (h * s.gravity_scale);
@@ -267,12 +271,17 @@ pub(crate) fn solve<S: SimScalar>(
         for j in scratch.joints.iter_mut().filter(|j| j.active) {
             j.solve(&mut scratch.solver, joint_soft, true);
         }
+        let pass = if substep == 0 {
+            Pass::First
+        } else {
+            Pass::Biased
+        };
         solve_contacts(
             &mut scratch.solver,
             &mut scratch.constraints,
             inv_h,
             push,
-            true,
+            pass,
         );
         // Integrate positions.
         for s in scratch.solver.iter_mut().filter(|s| s.moves) {
@@ -288,7 +297,7 @@ pub(crate) fn solve<S: SimScalar>(
             &mut scratch.constraints,
             inv_h,
             push,
-            false,
+            Pass::Relax,
         );
     }
     restitution(
@@ -357,11 +366,39 @@ fn relative_velocity<S: SimScalar>(
 fn warm_start<S: SimScalar>(bodies: &mut [SolverBody<S>], constraints: &[Constraint<S>]) {
     for k in constraints {
         let tangent = right_perp(k.normal);
+        // The bodies' velocities in locals for the whole constraint (the
+        // same operations in the same order as one `apply` per point).
+        let (sa, sb) = (&bodies[k.a as usize], &bodies[k.b as usize]);
+        let (mut va, mut wa, mut vb, mut wb) = (sa.v, sa.w, sb.v, sb.w);
+        let (ma, ia, mb, ib) = (sa.inv_mass, sa.inv_i, sb.inv_mass, sb.inv_i);
         for p in &k.points[..k.count as usize] {
             let impulse = k.normal * p.normal_impulse + tangent * p.tangent_impulse;
-            apply(bodies, k, p.ra, p.rb, impulse);
+            va -= impulse * ma;
+            wa -= ia * cross(p.ra, impulse);
+            vb += impulse * mb;
+            wb += ib * cross(p.rb, impulse);
         }
+        let sa = &mut bodies[k.a as usize];
+        sa.v = va;
+        sa.w = wa;
+        let sb = &mut bodies[k.b as usize];
+        sb.v = vb;
+        sb.w = wb;
     }
+}
+
+/// A pass of the contact rows within a substep.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// The first substep's biased pass: separations from the motion so far.
+    First,
+    /// A later substep's biased pass: the bodies have not moved since the
+    /// previous relax pass, so its separations are read, not recomputed
+    /// (the same values: the same inputs and operations).
+    Biased,
+    /// The relax pass, after the positions moved: separations computed and
+    /// kept for the next substep.
+    Relax,
 }
 
 fn solve_contacts<S: SimScalar>(
@@ -369,8 +406,9 @@ fn solve_contacts<S: SimScalar>(
     constraints: &mut [Constraint<S>],
     inv_h: S,
     max_push: S,
-    use_bias: bool,
+    pass: Pass,
 ) {
+    let use_bias = pass != Pass::Relax;
     for k in constraints.iter_mut() {
         let normal = k.normal;
         let tangent = right_perp(normal);
@@ -381,20 +419,28 @@ fn solve_contacts<S: SimScalar>(
         let dp = dpb - dpa;
         for p in &mut k.points[..k.count as usize] {
             // The current separation from the motion so far.
-            let d = dp + (dqb.rotate(p.rb) - dqa.rotate(p.ra));
-            let s = d.dot(normal) + p.adjusted_separation;
-            let (mut bias, mut mass_scale, mut impulse_scale) = (S::ZERO, S::ONE, S::ZERO);
-            if s.gt(S::ZERO) {
-                // Speculative: close the gap, no more.
-                bias = s * inv_h;
-            } else if use_bias {
-                bias = (k.soft.bias_rate * s).max(-max_push);
-                mass_scale = k.soft.mass_scale;
-                impulse_scale = k.soft.impulse_scale;
-            }
+            let s = if pass == Pass::Biased {
+                p.separation
+            } else {
+                let d = dp + (dqb.rotate(p.rb) - dqa.rotate(p.ra));
+                d.dot(normal) + p.adjusted_separation
+            };
+            p.separation = s;
             let vn = (vb - va).dot(normal) + wb * p.rnb - wa * p.rna;
-            let impulse =
-                -p.normal_mass * mass_scale * (vn + bias) - impulse_scale * p.normal_impulse;
+            // Rigid rows (speculative, or relaxing) have mass scale one and
+            // impulse scale zero: `x·1 = x` and `x − 0·impulse = x` exactly
+            // on both backends (the accumulated impulse is never −0: it is
+            // a `max` with +0), so they skip those two products.
+            let impulse = if s.gt(S::ZERO) {
+                // Speculative: close the gap, no more.
+                -p.normal_mass * (vn + s * inv_h)
+            } else if use_bias {
+                let bias = (k.soft.bias_rate * s).max(-max_push);
+                -p.normal_mass * k.soft.mass_scale * (vn + bias)
+                    - k.soft.impulse_scale * p.normal_impulse
+            } else {
+                -p.normal_mass * (vn + S::ZERO)
+            };
             let new = (p.normal_impulse + impulse).max(S::ZERO);
             let applied = new - p.normal_impulse;
             p.normal_impulse = new;
