@@ -287,21 +287,7 @@ fn native_example_hash(example: &str, ticks: u64) -> anyhow::Result<String> {
     c.args(["run", "-q", "-p", "laige-engine", "--example", example]);
     c.args(["--features", crate::run::ENGINE_EXAMPLE_FEATURES, "--"]);
     c.args(["--ticks", &ticks.to_string()]);
-    let out = c
-        .output()
-        .with_context(|| format!("running the {example} example"))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        bail!(
-            "the native {example} example failed ({}): {text}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    text.lines()
-        .find_map(|l| l.trim().strip_prefix("state hash: "))
-        .map(str::to_owned)
-        .with_context(|| format!("no state hash in the {example} example's report: {text}"))
+    reported_state_hash(c, &format!("the native {example} example"))
 }
 
 /// The native demo's state hash after `HASH_TICK` ticks of its default
@@ -311,11 +297,17 @@ fn native_hash() -> anyhow::Result<String> {
     let mut c = cargo();
     c.args(["run", "-q", "-p", "laige-demo", "--"]);
     c.args(["--unpaced", "--quiet", "--ticks", &HASH_TICK.to_string()]);
-    let out = c.output().context("running the native demo")?;
+    reported_state_hash(c, "the native demo")
+}
+
+/// Runs `c` (a native run that prints the engine's report) and reads the
+/// report's `state hash:` line.
+fn reported_state_hash(mut c: Command, what: &str) -> anyhow::Result<String> {
+    let out = c.output().with_context(|| format!("running {what}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         bail!(
-            "the native demo failed ({}): {text}{}",
+            "{what} failed ({}): {text}{}",
             out.status,
             String::from_utf8_lossy(&out.stderr)
         );
@@ -323,7 +315,7 @@ fn native_hash() -> anyhow::Result<String> {
     text.lines()
         .find_map(|l| l.trim().strip_prefix("state hash: "))
         .map(str::to_owned)
-        .with_context(|| format!("no state hash in the native demo's report: {text}"))
+        .with_context(|| format!("no state hash in the report of {what}: {text}"))
 }
 
 /// The browser test (a step of `cargo xtask test`): the site built, the

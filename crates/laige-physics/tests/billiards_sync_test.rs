@@ -7,15 +7,18 @@
 //! the players' aim, and pocketing, which reads the physics' sensor events
 //! and despawns balls or puts the cue ball back.
 
+mod support;
+
 use laige_core::math::BackendVisitor;
 use laige_core::{MathBackend, SimScalar, Vec2};
-use laige_net::{Advance, NetConfig, NetSession, PlayerInput, PlayerInputs};
+use laige_net::{PlayerInput, PlayerInputs};
 use laige_physics::{
     BodyDef, Collider, Physics, PhysicsConfig, PhysicsEventKind, PhysicsState, RigidBody, Shape,
     spawn_body,
 };
 use laige_sim::input::{InputEvent, InputKind};
 use laige_sim::{StateHash, World};
+use support::run_sync_test;
 
 /// Table size, metres.
 const W: i32 = 24;
@@ -227,39 +230,12 @@ struct SyncTest600;
 impl<S: SimScalar + StateHash> BackendVisitor<S> for SyncTest600 {
     type Output = Seen;
     fn visit(self) -> Seen {
-        let config = NetConfig {
-            players: 2,
-            max_prediction: 8,
-            ..NetConfig::default()
-        };
-        let mut session = NetSession::<Aim>::sync_test(scene::<S>(), config, 7).unwrap();
         let mut seen = Seen::default();
-        while session.world().tick() < 600 {
-            let tick = session.world().tick();
-            if let Some(value) = aim_at(tick) {
-                session
-                    .world_mut()
-                    .input_mut()
-                    .push_at(tick, 0, InputKind::Action { id: 1, value })
-                    .unwrap();
-            }
-            let advanced = session.advance().unwrap();
-            assert_eq!(
-                advanced,
-                Advance::Ticked,
-                "tick {tick}: {:?}",
-                session.end()
-            );
-            for ev in session
-                .world()
-                .resource::<PhysicsState<S>>()
-                .unwrap()
-                .events()
-            {
+        let session = run_sync_test::<Aim>(scene::<S>(), 600, aim_at, |world| {
+            for ev in world.resource::<PhysicsState<S>>().unwrap().events() {
                 seen.contact_begins += u64::from(ev.kind == PhysicsEventKind::ContactBegin);
             }
-        }
-        assert!(session.end().is_none(), "{:?}", session.end());
+        });
         let world = session.world();
         seen.rollbacks = session.stats().rollbacks;
         seen.score = *world.resource::<Score>().unwrap();

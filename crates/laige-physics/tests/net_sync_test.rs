@@ -6,15 +6,18 @@
 //! of solver state left out of the world would make a re-simulation
 //! differ and end the session with a desync.
 
+mod support;
+
 use laige_core::math::BackendVisitor;
 use laige_core::{MathBackend, SimScalar, Vec2};
-use laige_net::{Advance, NetConfig, NetSession, PlayerInput, PlayerInputs};
+use laige_net::{PlayerInput, PlayerInputs};
 use laige_physics::{
     BodyDef, Collider, Physics, PhysicsConfig, PhysicsEventKind, PhysicsState, RigidBody, Shape,
     spawn_body, spawn_distance, spawn_revolute,
 };
 use laige_sim::input::{InputEvent, InputKind};
 use laige_sim::{StateHash, World};
+use support::run_sync_test;
 
 /// A player's push: -1, 0 or 1 on x.
 #[derive(
@@ -143,30 +146,8 @@ struct SyncTest600;
 impl<S: SimScalar + StateHash> BackendVisitor<S> for SyncTest600 {
     type Output = Seen;
     fn visit(self) -> Seen {
-        let config = NetConfig {
-            players: 2,
-            max_prediction: 8,
-            ..NetConfig::default()
-        };
-        let mut session = NetSession::<Push>::sync_test(scene::<S>(), config, 7).unwrap();
         let mut seen = Seen::default();
-        while session.world().tick() < 600 {
-            let tick = session.world().tick();
-            if let Some(value) = push_at(tick) {
-                session
-                    .world_mut()
-                    .input_mut()
-                    .push_at(tick, 0, InputKind::Action { id: 1, value })
-                    .unwrap();
-            }
-            let advanced = session.advance().unwrap();
-            assert_eq!(
-                advanced,
-                Advance::Ticked,
-                "tick {tick}: {:?}",
-                session.end()
-            );
-            let world = session.world();
+        let session = run_sync_test::<Push>(scene::<S>(), 600, push_at, |world| {
             for ev in world.resource::<PhysicsState<S>>().unwrap().events() {
                 seen.events[ev.kind as usize] += 1;
             }
@@ -175,8 +156,7 @@ impl<S: SimScalar + StateHash> BackendVisitor<S> for SyncTest600 {
                 .query::<&RigidBody<S>>()
                 .iter()
                 .any(|b| b.sleeping);
-        }
-        assert!(session.end().is_none(), "{:?}", session.end());
+        });
         seen.rollbacks = session.stats().rollbacks;
         seen.hash = session.world().state_hash();
         seen
