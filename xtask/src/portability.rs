@@ -108,7 +108,11 @@ pub fn run() -> anyhow::Result<()> {
         "-p",
         "laige-engine",
     ]);
-    c.args(["--no-default-features", "--features", "web,window"]);
+    c.args([
+        "--no-default-features",
+        "--features",
+        crate::web::WEB_EXAMPLE_FEATURES,
+    ]);
     for example in crate::web::WEB_EXAMPLES {
         c.args(["--example", example]);
     }

@@ -10,7 +10,7 @@
 //!
 //! The other examples have no page: `custom_pass` draws with a GL pass of
 //! its own (desktop GL), `record_replay` and `headless_server` are
-//! command-line programs around files, and `billiards` is not built for a page yet.
+//! command-line programs around files.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::net::{TcpListener, TcpStream};
@@ -236,7 +236,12 @@ pub fn build_variant(simd: Simd) -> anyhow::Result<Site> {
 
 /// The engine's examples that run in a page (`laige_engine::page::run`):
 /// built into `SITE/examples/NAME/`.
-pub const WEB_EXAMPLES: [&str; 2] = ["pong", "snake"];
+pub const WEB_EXAMPLES: [&str; 3] = ["pong", "snake", "billiards"];
+
+/// The engine features of the examples' browser build: the browser run,
+/// `window` (which the examples require; it compiles nothing more on
+/// wasm32) and `physics` for billiards.
+pub const WEB_EXAMPLE_FEATURES: &str = "web,window,physics";
 
 /// The ticks the examples' browser test plays in each page and natively.
 const EXAMPLE_TICKS: u64 = 600;
@@ -255,7 +260,7 @@ fn build_examples(dir: &Path, bindgen: &str) -> anyhow::Result<()> {
         "laige-engine",
         "--no-default-features",
         "--features",
-        "web,window",
+        WEB_EXAMPLE_FEATURES,
     ]);
     for example in WEB_EXAMPLES {
         c.args(["--example", example]);
