@@ -139,11 +139,8 @@ pub fn build_variant(simd: Simd) -> anyhow::Result<Site> {
             "-C target-feature=+simd128",
         );
     }
+    c.args(WASM_RELEASE_BUILD);
     c.args([
-        "build",
-        "--release",
-        "--target",
-        "wasm32-unknown-unknown",
         "-p",
         "laige-demo",
         "--no-default-features",
@@ -183,22 +180,9 @@ pub fn build_variant(simd: Simd) -> anyhow::Result<Site> {
         println!("xtask web: no wasm-opt (Debian's binaryen): the module stays as built");
         (built.clone(), false)
     };
-    let bindgen = std::env::var("WASM_BINDGEN").unwrap_or_else(|_| "wasm-bindgen".into());
     let wasm = dir.join("laige-demo_bg.wasm");
     let bindgen_into = |module: &Path, out: &Path| -> anyhow::Result<u64> {
-        let mut c = Command::new(&bindgen);
-        c.args([
-            "--target",
-            "web",
-            "--no-typescript",
-            "--out-name",
-            "laige-demo",
-        ]);
-        c.arg("--out-dir").arg(out).arg(module);
-        checked(
-            c,
-            "wasm-bindgen (the CLI of Cargo.lock's wasm-bindgen version: .ci/run installs it)",
-        )?;
+        bindgen(module, out, "laige-demo")?;
         Ok(std::fs::metadata(out.join("laige-demo_bg.wasm"))?.len())
     };
     // The unoptimized module's size, for the figures (its glue is not served).
@@ -224,7 +208,7 @@ pub fn build_variant(simd: Simd) -> anyhow::Result<Site> {
         .map(|o| o.stdout.len() as u64);
     std::fs::copy(root.join("xtask/web/demo.html"), dir.join("index.html"))?;
     if simd == Simd::Off {
-        build_examples(&dir.join("examples"), &bindgen)?;
+        build_examples(&dir.join("examples"))?;
     }
     Ok(Site {
         dir,
@@ -233,6 +217,22 @@ pub fn build_variant(simd: Simd) -> anyhow::Result<Site> {
         gzipped,
     })
 }
+
+/// wasm-bindgen's `--target web` glue for `module` into `out` as
+/// `NAME.js` and `NAME_bg.wasm` (`WASM_BINDGEN`, else `wasm-bindgen` on the
+/// path: the CLI of Cargo.lock's wasm-bindgen version, which .ci/run
+/// installs).
+fn bindgen(module: &Path, out: &Path, name: &str) -> anyhow::Result<()> {
+    let program = std::env::var("WASM_BINDGEN").unwrap_or_else(|_| "wasm-bindgen".into());
+    let mut c = Command::new(program);
+    c.args(["--target", "web", "--no-typescript", "--out-name", name]);
+    c.arg("--out-dir").arg(out).arg(module);
+    checked(c, &format!("wasm-bindgen for {name}"))
+}
+
+/// `cargo` arguments of every module a page loads: a release build for
+/// the browser's target.
+const WASM_RELEASE_BUILD: [&str; 4] = ["build", "--release", "--target", "wasm32-unknown-unknown"];
 
 /// The engine's examples that run in a page (`laige_engine::page::run`):
 /// built into `SITE/examples/NAME/`.
@@ -249,13 +249,10 @@ const EXAMPLE_TICKS: u64 = 600;
 /// Builds [`WEB_EXAMPLES`] for the browser (release, one cargo call; not
 /// passed through wasm-opt: their size has no goal), each bound by
 /// wasm-bindgen into `dir/NAME/` with its page.
-fn build_examples(dir: &Path, bindgen: &str) -> anyhow::Result<()> {
+fn build_examples(dir: &Path) -> anyhow::Result<()> {
     let mut c = cargo();
+    c.args(WASM_RELEASE_BUILD);
     c.args([
-        "build",
-        "--release",
-        "--target",
-        "wasm32-unknown-unknown",
         "-p",
         "laige-engine",
         "--no-default-features",
@@ -276,10 +273,7 @@ fn build_examples(dir: &Path, bindgen: &str) -> anyhow::Result<()> {
         let module = root().join(format!(
             "target/wasm32-unknown-unknown/release/examples/{example}.wasm"
         ));
-        let mut c = Command::new(bindgen);
-        c.args(["--target", "web", "--no-typescript", "--out-name", example]);
-        c.arg("--out-dir").arg(&out).arg(&module);
-        checked(c, &format!("wasm-bindgen for the {example} example"))?;
+        bindgen(&module, &out, example)?;
         std::fs::write(out.join("index.html"), template.replace("EXAMPLE", example))?;
     }
     Ok(())

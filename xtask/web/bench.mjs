@@ -18,7 +18,7 @@
 //   {"site": DIR, "live": true, "first_present_ms": N, "fps": N, "frames": N}
 // Exit 1 when a page fails (an error, a panic).
 import process from "node:process";
-import { launchChromium, serveDir } from "./chromium.mjs";
+import { launchChromium, serveDir, watchErrors } from "./chromium.mjs";
 
 const [entitiesArg, ticksArg, ...sites] = process.argv.slice(2);
 if (!entitiesArg || !ticksArg || sites.length === 0) {
@@ -36,11 +36,7 @@ try {
     const server = await serveDir(site, {}, { isolated: true });
     servers.push(server);
     const page = await browser.newPage();
-    const errors = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text());
-    });
-    page.on("pageerror", (e) => errors.push(String(e)));
+    const errors = watchErrors(page);
     await page.goto(`${server.url}/index.html?bench=1`);
     await page.waitForFunction(() => window.laigeDemo || window.laigePanic, null, { timeout: 60_000 });
     for (const backend of BACKENDS) {
@@ -64,11 +60,7 @@ try {
     await page.close();
   }
   const live = await browser.newPage({ viewport: { width: 900, height: 720 } });
-  const errors = [];
-  live.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  live.on("pageerror", (e) => errors.push(String(e)));
+  const errors = watchErrors(live);
   await live.goto(`${servers[0].url}/index.html?entities=${Number(entitiesArg)}`);
   const status = () =>
     live.evaluate(() => ({

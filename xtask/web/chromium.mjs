@@ -42,6 +42,16 @@ export async function launchChromium(options = {}) {
   });
 }
 
+/// Collects `page`'s console errors and uncaught page errors into `errors`
+/// (a new array unless given; several pages may share one) and returns it.
+export function watchErrors(page, errors = []) {
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  return errors;
+}
+
 const TYPES = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",

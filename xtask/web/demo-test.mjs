@@ -49,7 +49,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { launchChromium, serveDir } from "./chromium.mjs";
+import { launchChromium, serveDir, watchErrors } from "./chromium.mjs";
 
 const [site, nativeHash, tickArg, nativeDemo] = process.argv.slice(2);
 if (!site || !nativeHash || !tickArg) {
@@ -95,11 +95,7 @@ try {
   server = await serveDir(site);
   browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 900, height: 720 } });
-  const errors = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(String(e)));
+  const errors = watchErrors(page);
   const started = Date.now();
   await page.goto(`${server.url}/index.html?script=${SCRIPT_SECONDS}&hash_every=60`);
   const read = () =>
@@ -180,10 +176,7 @@ try {
 /// The one-frame comparison with the native offscreen render (see the top).
 async function compareFrame(browser, errors) {
   const page = await browser.newPage({ viewport: { width: 900, height: 720 } });
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(String(e)));
+  watchErrors(page, errors);
   await page.goto(
     `${server.url}/index.html?script=${SCRIPT_SECONDS}&ticks=${TICK}&interpolate=0&hash_every=0`,
   );
@@ -290,10 +283,7 @@ function nativeRun(args) {
 /// CDP key and pointer input against the native playback of its log.
 async function inputThroughCdp(browser, errors) {
   const page = await browser.newPage({ viewport: { width: 900, height: 720 } });
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(String(e)));
+  watchErrors(page, errors);
   await page.goto(`${server.url}/index.html?entities=${INPUT_ENTITIES}&hash_every=30`);
   const status = () =>
     page.evaluate(() => (window.laigeDemo ? JSON.parse(window.laigeDemo.laige_status()) : null));
@@ -360,12 +350,7 @@ async function inputThroughCdp(browser, errors) {
 /// A page run recorded and downloaded, verified natively; a native
 /// recording verified in a page (see the top).
 async function replaysBothWays(browser, errors) {
-  const watch = (page) => {
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text());
-    });
-    page.on("pageerror", (e) => errors.push(String(e)));
-  };
+  const watch = (page) => watchErrors(page, errors);
   const waitFor = async (page, expr, what) => {
     const started = Date.now();
     for (;;) {

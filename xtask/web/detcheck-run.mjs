@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
-import { launchChromium, serveDir } from "./chromium.mjs";
+import { launchChromium, serveDir, watchErrors } from "./chromium.mjs";
 
 const [module, ...args] = process.argv.slice(2);
 if (!module) {
@@ -45,11 +45,7 @@ try {
   server = await serveDir(out, { "/index.html": page_html });
   browser = await launchChromium();
   const page = await browser.newPage();
-  const errors = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(String(e)));
+  const errors = watchErrors(page);
   await page.goto(`${server.url}/index.html`);
   const result = await page.evaluate(async (args) => {
     const probe = await import("./detcheck.js?instance=probe");

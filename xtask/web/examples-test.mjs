@@ -19,7 +19,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { launchChromium, serveDir } from "./chromium.mjs";
+import { launchChromium, serveDir, watchErrors } from "./chromium.mjs";
 
 const [dir, ticksArg, ...expected] = process.argv.slice(2);
 if (!dir || !ticksArg || expected.length === 0) {
@@ -43,11 +43,7 @@ try {
   for (const pair of expected) {
     const [name, hash] = pair.split("=");
     const page = await browser.newPage({ viewport: { width: 900, height: 560 } });
-    const errors = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text());
-    });
-    page.on("pageerror", (e) => errors.push(String(e)));
+    const errors = watchErrors(page);
     const started = Date.now();
     await page.goto(`${server.url}/${name}/index.html?ticks=${TICKS}`);
     let end = null;

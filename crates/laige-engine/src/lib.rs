@@ -12,7 +12,8 @@
 //!    interpolated with the loop's alpha) and `Engine::run_web` (feature
 //!    `web`, `wasm32-unknown-unknown`: winit's web event loop driving the
 //!    frame step from `requestAnimationFrame`, drawing on a canvas's
-//!    WebGL2 on the page's thread). All are thin drivers of one frame step
+//!    WebGL2 on the page's thread; `page::run` is a game's whole browser
+//!    `main` around it). All are thin drivers of one frame step
 //!    (the session's): callbacks, ticks, publish.
 //! 2. **The lifecycle** Init → Running ⇄ Paused → Shutdown, driven by the
 //!    game ([`Control`]) and by window events (close, focus), and **one

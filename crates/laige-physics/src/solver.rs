@@ -378,13 +378,25 @@ fn warm_start<S: SimScalar>(bodies: &mut [SolverBody<S>], constraints: &[Constra
             vb += impulse * mb;
             wb += ib * cross(p.rb, impulse);
         }
-        let sa = &mut bodies[k.a as usize];
-        sa.v = va;
-        sa.w = wa;
-        let sb = &mut bodies[k.b as usize];
-        sb.v = vb;
-        sb.w = wb;
+        store_velocities(bodies, k, (va, wa), (vb, wb));
     }
+}
+
+/// Writes a constraint's two bodies' velocities back (linear, angular),
+/// after a loop kept them in locals.
+#[inline]
+fn store_velocities<S: SimScalar>(
+    bodies: &mut [SolverBody<S>],
+    k: &Constraint<S>,
+    (va, wa): (Vec2<S>, S),
+    (vb, wb): (Vec2<S>, S),
+) {
+    let sa = &mut bodies[k.a as usize];
+    sa.v = va;
+    sa.w = wa;
+    let sb = &mut bodies[k.b as usize];
+    sb.v = vb;
+    sb.w = wb;
 }
 
 /// A pass of the contact rows within a substep.
@@ -394,7 +406,10 @@ enum Pass {
     First,
     /// A later substep's biased pass: the bodies have not moved since the
     /// previous relax pass, so its separations are read, not recomputed
-    /// (the same values: the same inputs and operations).
+    /// (the same inputs and operations: the same bits wherever binary32
+    /// arithmetic rounds every operation — on x87 (i586) the recomputation
+    /// kept 80-bit intermediates, so reading the stored value changed that
+    /// target's pinned-float answer).
     Biased,
     /// The relax pass, after the positions moved: separations computed and
     /// kept for the next substep.
@@ -464,12 +479,7 @@ fn solve_contacts<S: SimScalar>(
             vb += pv * mb;
             wb += ib * (p.rtb * applied);
         }
-        let sa = &mut bodies[k.a as usize];
-        sa.v = va;
-        sa.w = wa;
-        let sb = &mut bodies[k.b as usize];
-        sb.v = vb;
-        sb.w = wb;
+        store_velocities(bodies, k, (va, wa), (vb, wb));
     }
 }
 
