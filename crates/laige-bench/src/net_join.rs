@@ -108,8 +108,8 @@ fn sockets() -> SocketFactory {
             laige_core::Error::new(laige_core::ErrorCode::Io, laige_net::events::EPOCH_FAILED)
                 .with_detail(e.to_string())
         };
-        let port = free_port().map_err(io)?;
-        let socket = UdpNonBlockingSocket::bind_to_port(port).map_err(io)?;
+        let socket = UdpNonBlockingSocket::bind_to_port(0).map_err(io)?;
+        let port = socket.transport().local_addr().map_err(io)?.port();
         Ok((socket.boxed(), port))
     })
 }

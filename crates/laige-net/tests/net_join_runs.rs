@@ -107,15 +107,33 @@ type RunResult = Result<(Vec<Peer>, usize), String>;
 
 /// One run.
 fn scenario(seed: u64) -> RunResult {
-    let ports = [support::free_port(), support::free_port()];
-    let host_addr = SocketAddr::from(([127, 0, 0, 1], ports[0]));
-    let listener = TcpListener::bind(host_addr).map_err(|e| e.to_string())?;
+    // The players' sockets and the host's listener are bound here, on any
+    // free port, and kept: a port read and released could be taken by a
+    // parallel run before it is bound again.
+    let mut sockets = Vec::new();
+    for _ in 0..2 {
+        sockets.push(Some(
+            UdpNonBlockingSocket::bind_to_port(0).map_err(|e| e.to_string())?,
+        ));
+    }
+    let mut ports = [0; 2];
+    for (port, socket) in ports.iter_mut().zip(&sockets) {
+        let socket = socket.as_ref().expect("bound above");
+        *port = socket
+            .transport()
+            .local_addr()
+            .map_err(|e| e.to_string())?
+            .port();
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    let host_addr = listener.local_addr().map_err(|e| e.to_string())?;
     let done = Arc::new(AtomicU32::new(0));
     let host_tick = Arc::new(AtomicU64::new(0));
     let mut threads = Vec::new();
     for me in 0..3_usize {
         let (done, host_tick) = (done.clone(), host_tick.clone());
         let listener = (me == 0).then(|| listener.try_clone().unwrap());
+        let socket = sockets.get_mut(me).and_then(Option::take);
         threads.push(std::thread::spawn(move || -> Result<Peer, String> {
             let seed = seed * 7 + me as u64;
             let mut session = if me < 2 {
@@ -126,8 +144,8 @@ fn scenario(seed: u64) -> RunResult {
                         s => Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[s]))),
                     })
                     .collect();
-                let socket = UdpNonBlockingSocket::bind_to_port(ports[me])
-                    .map_err(|e| e.to_string())?
+                let socket = socket
+                    .expect("players 0 and 1 have a socket")
                     .with_faults(faults(seed))
                     .map_err(|e| e.to_string())?;
                 let mut s =

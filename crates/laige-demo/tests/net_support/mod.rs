@@ -49,12 +49,26 @@ impl Drop for Scratch {
 }
 
 /// A free UDP port on loopback (bound, read, released).
+///
+/// A port is handed out once per process: tests run in parallel, and the
+/// operating system may offer a port read and released here again before
+/// its first taker binds it.
 pub fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    loop {
+        let port = UdpSocket::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// The demo with `args` (warn-level logs), its output piped.

@@ -102,12 +102,26 @@ pub fn script_input(world: &mut World, player: u8, tick: u64) {
 }
 
 /// A free UDP port on loopback (bound, read, released).
+///
+/// A port is handed out once per process: tests run in parallel, and the
+/// operating system may offer a port read and released here again before
+/// its first taker binds it.
 pub fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    loop {
+        let port = UdpSocket::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// The seats of player `me` of two on loopback: itself local, the other
@@ -222,11 +236,10 @@ pub fn epoch_sockets(faults: laige_net::fault::Faults) -> laige_net::SocketFacto
             laige_core::Error::new(laige_core::ErrorCode::Io, laige_net::events::EPOCH_FAILED)
                 .with_detail(e.to_string())
         };
-        let port = UdpSocket::bind("127.0.0.1:0")
-            .and_then(|s| s.local_addr())
-            .map_err(io)?
-            .port();
-        let socket = laige_net::UdpNonBlockingSocket::bind_to_port(port).map_err(io)?;
+        // Bound once on any free port and kept: a port read and released
+        // could be taken by a parallel run before it is bound again.
+        let socket = laige_net::UdpNonBlockingSocket::bind_to_port(0).map_err(io)?;
+        let port = socket.transport().local_addr().map_err(io)?.port();
         let faults = laige_net::fault::Faults {
             seed: faults.seed.wrapping_mul(31).wrapping_add(epoch),
             ..faults
