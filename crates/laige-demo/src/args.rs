@@ -99,8 +99,11 @@ pub struct Args {
     pub record: Option<PathBuf>,
     /// Play FILE back headless and unpaced, comparing the state hash after
     /// every tick; the backend and seed come from the replay (use the same
-    /// --config and --entities as the recording).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["window", "record", "seconds", "frames", "ticks", "net", "synctest"])]
+    /// --config and --entities as the recording). With --window: open it
+    /// in the replay viewer, paused at tick 0 with a timeline (space
+    /// play/pause, arrows step and jump 60, page up/down 600, -/= speed,
+    /// click or drag the timeline).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["record", "net", "synctest"])]
     pub replay: Option<PathBuf>,
     /// With --replay: go to tick N from the nearest keyframe at or before
     /// it (the recording's `[replay] keyframe_interval`), re-simulating the
@@ -116,8 +119,9 @@ pub struct Args {
     pub dump_dir: Option<PathBuf>,
     /// Headless: play the input log FILE (what the demo's page exports:
     /// every event at its recorded tick and time) instead of the scripted
-    /// session.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["window", "replay", "net", "synctest"])]
+    /// session. With --replay and --window: the replay viewer's keys and
+    /// pointer, at the viewer's ticks.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["net", "synctest"])]
     pub input_log: Option<PathBuf>,
     /// Play over the network: `host` (with --port and --players), `join
     /// ADDR` or `spectate ADDR`.
@@ -265,6 +269,25 @@ impl Args {
             (Some(_), _, _) if self.unpaced => bad(
                 "--unpaced runs on virtual time: a network session needs real time (drop --unpaced)",
             ),
+            _ if self.replay.is_some()
+                && !self.window
+                && (self.seconds.is_some() || self.frames.is_some() || self.ticks.is_some()) =>
+            {
+                bad(
+                    "--replay plays the whole recording: --seconds, --frames and --ticks \
+                     limit the replay viewer only (add --window)",
+                )
+            }
+            _ if self.input_log.is_some() && self.window && self.replay.is_none() => bad(
+                "--input-log plays a headless run, or scripts the replay viewer \
+                 (--replay FILE --window); a window takes its input from the keyboard",
+            ),
+            _ if self.input_log.is_some() && self.replay.is_some() && !self.window => {
+                bad("--input-log with --replay scripts the replay viewer: add --window")
+            }
+            _ if self.replay.is_some() && self.window && !self.seek.is_empty() => {
+                bad("--seek is the headless replay's; in the viewer, seek with the timeline")
+            }
             _ if self.record.is_some()
                 && (self.synctest.is_some() || self.net == Some(NetMode::Spectate)) =>
             {
@@ -349,7 +372,12 @@ mod tests {
         assert!(error(&["--entities", "99999999"]).contains("16777216"));
         assert!(error(&["--seconds", "1", "--frames", "2"]).contains("cannot be used with"));
         assert!(parse(&["--window", "--unpaced"]).is_err());
-        assert!(parse(&["--replay", "a", "--window"]).is_err());
+        let a = parse(&["--replay", "a", "--window", "--input-log", "l"]).unwrap();
+        assert!(a.window && a.replay.is_some() && a.input_log.is_some());
+        assert!(error(&["--replay", "a", "--ticks", "5"]).contains("add --window"));
+        assert!(error(&["--replay", "a", "--input-log", "l"]).contains("add --window"));
+        assert!(error(&["--window", "--input-log", "l"]).contains("replay viewer"));
+        assert!(error(&["--replay", "a", "--window", "--seek", "3"]).contains("timeline"));
         assert!(parse(&["--replay", "a", "--record", "b"]).is_err());
         assert!(parse(&["--record"]).is_err());
         assert!(parse(&["--seek", "5"]).is_err());

@@ -74,6 +74,9 @@ fn run(args: &Args) -> laige_engine::Result<u8> {
     };
     let entities = args.entities.unwrap_or(10_000);
     if let Some(path) = &args.replay {
+        if args.window {
+            return view_replay(args, path, &config, entities);
+        }
         if !args.seek.is_empty() {
             return seek(
                 path,
@@ -334,18 +337,7 @@ fn run_game<G: laige_engine::Game>(
             other => script_seconds(other, config),
         };
         let script = match &args.input_log {
-            Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    laige_engine::Error::new(
-                        laige_engine::ErrorCode::Failed,
-                        laige_demo::input_log::INPUT_LOG_INVALID,
-                    )
-                    .with_field("input_log")
-                    .with_value(path.display())
-                    .with_source(e)
-                })?;
-                laige_demo::input_log::parse(&text)?
-            }
+            Some(path) => read_input_log(path)?,
             None => laige_demo::headless_script(seconds, config.game_loop.tick_rate_hz),
         };
         builder = builder.scripted_input(script);
@@ -374,6 +366,75 @@ fn run_windowed<G: laige_engine::Game>(
     )
     .with_field("window")
     .with_detail("this laige-demo was built without its `window` feature"))
+}
+
+/// The script of the input log at `path` (`--input-log`).
+fn read_input_log(
+    path: &std::path::Path,
+) -> laige_engine::Result<
+    Vec<(
+        laige_engine::input::ScriptAt,
+        laige_engine::input::InputKind,
+    )>,
+> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        laige_engine::Error::new(
+            laige_engine::ErrorCode::Failed,
+            laige_demo::input_log::INPUT_LOG_INVALID,
+        )
+        .with_field("input_log")
+        .with_value(path.display())
+        .with_source(e)
+    })?;
+    laige_demo::input_log::parse(&text)
+}
+
+/// `--replay FILE --window`: the replay viewer (`Engine::replay_viewer`),
+/// paused at tick 0 with a timeline; `--input-log FILE` scripts its keys
+/// and pointer (at the viewer's own ticks). At the end it prints the tick
+/// it shows, that tick's state hash and the hash check; a recorded hash
+/// that a seek did not reproduce exits 5.
+fn view_replay(
+    args: &Args,
+    path: &std::path::Path,
+    config: &EngineConfig,
+    entities: u32,
+) -> laige_engine::Result<u8> {
+    let demo = Demo {
+        entities,
+        progress_every_frames: 0,
+        ..Demo::default()
+    };
+    let mut builder = perturbed(
+        Engine::builder()
+            .game(demo)
+            .config(config.clone())
+            .options(options_of(args, config, entities))
+            .replay_identity(replay_identity(entities)),
+    )?;
+    if let Some(log) = &args.input_log {
+        builder = builder.scripted_input(read_input_log(log)?);
+    }
+    let viewer = builder.build()?.replay_viewer(path)?;
+    if let Some(damage) = &viewer.game().playback().damage {
+        eprintln!("laige-demo: {damage}");
+    }
+    let status = viewer.game().status();
+    let report = run_windowed(viewer, limit_of(args))?;
+    let check = match status.diverged_at() {
+        None => format!("hash ok ({} checked)", status.hashes_checked()),
+        Some(tick) => format!("diverged at tick {tick}"),
+    };
+    println!(
+        "laige-demo: viewer at tick {} state hash {:#018x}, {check}, {} damaged keyframe(s) passed over",
+        status.tick(),
+        status.state_hash(),
+        status.keyframes_skipped()
+    );
+    Ok(match (report.exit_code(), status.diverged_at()) {
+        (0, Some(_)) => laige_engine::EXIT_REPLAY_DIVERGED,
+        (code, _) => code,
+    })
 }
 
 /// `--replay FILE`: plays the recorded input back headless and unpaced on

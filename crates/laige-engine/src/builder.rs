@@ -166,8 +166,10 @@ impl<G: Game> EngineBuilder<G> {
         self
     }
 
-    /// Scripted input for headless runs: `(when, event)` entries fed to the
-    /// input queue ahead of their ticks (see `laige_sim::input::ScriptedInput`).
+    /// Scripted input for headless and windowed runs: `(when, event)`
+    /// entries fed to the input queue ahead of their ticks (see
+    /// `laige_sim::input::ScriptedInput`); a window's own events join them
+    /// in the same queue.
     #[must_use]
     pub fn scripted_input(
         mut self,

@@ -51,6 +51,11 @@ pub const CALLBACK_PANICKED: EventId = EventId::new("engine", "callback_panicked
 /// broke (the server ended or was killed); field `DISPLAY`. The run ends
 /// like a render failure: exit code 4, through the ordered shutdown.
 pub const DISPLAY_LOST: EventId = EventId::new("engine", "display_lost");
+/// `engine/viewer_keyframe_skipped` (Warn): the replay viewer's seek passed
+/// over a damaged keyframe and started from an earlier one (or tick 0);
+/// fields `tick` (the damaged keyframe's), `why`.
+pub const REPLAY_VIEWER_KEYFRAME_SKIPPED: EventId =
+    EventId::new("engine", "viewer_keyframe_skipped");
 
 /// `config/read_failed` (Io): the config file could not be read.
 pub const CONFIG_READ_FAILED: EventId = EventId::new("config", "read_failed");

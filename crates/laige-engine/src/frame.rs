@@ -105,6 +105,9 @@ pub(crate) struct Assets {
     pub(crate) textures: laige_render::gl::TextureQueue,
     /// The target's size in logical pixels (screen space's extent).
     pub(crate) screen: [f32; 2],
+    /// Physical pixels per logical pixel (the window's scale factor; 1
+    /// for an offscreen target).
+    pub(crate) pixel_scale: f32,
 }
 
 impl Assets {
@@ -122,6 +125,7 @@ impl Assets {
             font: laige_render::gl::Font::embedded(&textures)?,
             textures,
             screen,
+            pixel_scale: 1.0,
         })
     }
 }
@@ -136,6 +140,7 @@ impl Assets {
         #[cfg(not(feature = "gl"))]
         let assets = Self {
             screen: [64.0, 48.0],
+            pixel_scale: 1.0,
         };
         assets
     }
@@ -234,6 +239,29 @@ impl Frame<'_> {
     #[must_use]
     pub fn screen_size(&self) -> [f32; 2] {
         self.assets.screen
+    }
+
+    /// Physical pixels per logical pixel: the window's scale factor (1 for
+    /// an offscreen target). Window-space pointer positions
+    /// ([`CoordSpace::Window`](laige_sim::input::CoordSpace::Window)) are
+    /// physical pixels from the top-left; divide by this to compare them
+    /// with [`screen_size`](Self::screen_size).
+    #[must_use]
+    pub fn pixel_scale(&self) -> f32 {
+        self.assets.pixel_scale
+    }
+
+    /// The same frame presenting `world` at `tick` instead: what a wrapper
+    /// that holds a second world (the replay viewer's recorded run) hands
+    /// its game's `present`.
+    pub(crate) fn with_world<'b>(&'b mut self, world: &'b World, tick: u64) -> Frame<'b> {
+        Frame {
+            sprites: self.sprites,
+            stats: RunStats { tick, ..self.stats },
+            world,
+            profiler: self.profiler,
+            assets: self.assets,
+        }
     }
 }
 

@@ -223,9 +223,10 @@ pub(crate) fn engine_stages(
     ))
 }
 
-/// The next frame's screen size in logical pixels, from a window's latest
-/// size (`None`: unchanged).
-pub(crate) fn latest_screen(surface: Option<&SurfaceSize>) -> Option<[f32; 2]> {
+/// The next frame's screen size in logical pixels and its scale factor
+/// (physical pixels per logical one), from a window's latest size
+/// (`None`: unchanged).
+pub(crate) fn latest_screen(surface: Option<&SurfaceSize>) -> Option<([f32; 2], f32)> {
     let (w, h, scale) = surface.and_then(SurfaceSize::latest)?;
     #[expect(
         clippy::cast_precision_loss,
@@ -238,7 +239,7 @@ pub(crate) fn latest_screen(surface: Option<&SurfaceSize>) -> Option<[f32; 2]> {
     } else {
         1.0
     };
-    Some([physical[0] / scale, physical[1] / scale])
+    Some(([physical[0] / scale, physical[1] / scale], scale))
 }
 
 /// The render thread with the engine's sprite stages (a page has no render
@@ -331,8 +332,9 @@ impl Presenter for Renderer {
         frame: FrameDescriptor,
         fill: F,
     ) -> Result<()> {
-        if let Some(screen) = latest_screen(self.surface.as_ref()) {
+        if let Some((screen, scale)) = latest_screen(self.surface.as_ref()) {
             self.assets.screen = screen;
+            self.assets.pixel_scale = scale;
         }
         {
             let mut writer = self.thread.writer();

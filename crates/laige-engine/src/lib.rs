@@ -102,6 +102,8 @@ pub mod page;
 pub mod prelude;
 pub mod record;
 mod replay_player;
+#[cfg(feature = "gl")]
+mod replay_viewer;
 #[cfg(all(feature = "web", target_arch = "wasm32"))]
 mod web;
 // A page has no window of its own: in a browser the `web` run draws on a
@@ -128,6 +130,8 @@ pub use record::{Recorded, ReplayOutcome, ReplayReport};
 #[cfg(feature = "gl")]
 pub use render_pass::{RenderPass, RenderPassFactory};
 pub use replay_player::{EngineTarget, ReplayPlayback};
+#[cfg(feature = "gl")]
+pub use replay_viewer::{ReplayViewer, ViewerStatus};
 pub use report::{
     EXIT_INTERRUPTED, EXIT_OK, EXIT_RENDER_FAILED, EXIT_REPLAY_DIVERGED, EXIT_REPLAY_TORN,
     EXIT_SETUP_FAILED, EXIT_SYSTEM_FAILED, EXIT_USAGE, ExitReason, RunReport,

@@ -152,30 +152,38 @@ impl<G: Game> crate::Engine<G> {
     /// `replay/identity_mismatch`, the game's setup.
     pub fn replay_player(self, path: impl AsRef<Path>) -> Result<ReplayPlayback> {
         self.install_log_subscriber()?;
-        let (replay, damage) = Replay::read_prefix(path)?.into_playable()?;
         let mut parts = self.parts;
-        let backend: MathBackend = replay.header().backend;
-        parts.config.determinism.math = backend;
-        parts.config.determinism.seed = replay.header().seed;
-        replay.header().check_compatible(
-            backend,
-            config_hash(&parts.config, parts.replay_identity),
-            ENGINE_VERSION,
-        )?;
-        let mut game = parts.game;
-        let world = backend.run(BuildWorld {
-            game: &mut game,
-            config: &parts.config,
-            registrations: parts.registrations,
-            options: &parts.options,
-        })?;
-        let schedule = world.schedule_systems();
-        // The loop sets the world's tick grid (what `time_ns` of a tick
-        // is) from the tick rate; its parts are the world and schedule a
-        // run would tick.
-        let (world, schedule) =
-            GameLoop::new(world, schedule, parts.config.game_loop)?.into_parts();
-        let player = ReplayPlayer::new(replay, EngineTarget { world, schedule })?;
-        Ok(ReplayPlayback { player, damage })
+        open(&mut parts, path.as_ref())
     }
+}
+
+/// Opens the replay at `path` for `parts`' game: its world built by the
+/// game's setup and the builder's registrations (taken) on the recorded
+/// backend and seed, which `parts`' config then holds.
+pub(crate) fn open<G: Game>(
+    parts: &mut crate::EngineBuilder<G>,
+    path: &Path,
+) -> Result<ReplayPlayback> {
+    let (replay, damage) = Replay::read_prefix(path)?.into_playable()?;
+    let backend: MathBackend = replay.header().backend;
+    parts.config.determinism.math = backend;
+    parts.config.determinism.seed = replay.header().seed;
+    replay.header().check_compatible(
+        backend,
+        config_hash(&parts.config, parts.replay_identity),
+        ENGINE_VERSION,
+    )?;
+    let world = backend.run(BuildWorld {
+        game: &mut parts.game,
+        config: &parts.config,
+        registrations: std::mem::take(&mut parts.registrations),
+        options: &parts.options,
+    })?;
+    let schedule = world.schedule_systems();
+    // The loop sets the world's tick grid (what `time_ns` of a tick
+    // is) from the tick rate; its parts are the world and schedule a
+    // run would tick.
+    let (world, schedule) = GameLoop::new(world, schedule, parts.config.game_loop)?.into_parts();
+    let player = ReplayPlayer::new(replay, EngineTarget { world, schedule })?;
+    Ok(ReplayPlayback { player, damage })
 }

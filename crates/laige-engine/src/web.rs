@@ -323,8 +323,9 @@ impl Presenter for WebPresenter {
         frame: FrameDescriptor,
         fill: F,
     ) -> Result<()> {
-        if let Some(screen) = latest_screen(self.surface.as_ref()) {
+        if let Some((screen, scale)) = latest_screen(self.surface.as_ref()) {
             self.assets.screen = screen;
+            self.assets.pixel_scale = scale;
         }
         self.payload.clear();
         fill(&mut self.payload, &self.assets);

@@ -32,7 +32,7 @@ use laige_core::math::BackendVisitor;
 use laige_core::{Error, ErrorCode, Result};
 use laige_render::gl::{CurrentGlContext, SurfaceSize, ViewRect, WindowedConfig};
 use laige_render::{FrameClock, FrameClockConfig};
-use laige_sim::input::{InputKind, InputPoint};
+use laige_sim::input::{InputKind, InputPoint, ScriptedInput};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::WindowEvent;
@@ -98,12 +98,13 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for WindowedRun<G> {
             mut game,
             config,
             registrations,
-            script: _,
+            script,
             options,
             net,
             ..
         } = self.parts;
         let world = build_world::<G, S>(&mut game, &config, registrations, &options)?;
+        let script = ScriptedInput::new(config.game_loop.tick_rate_hz, script)?;
         let event_loop = EventLoop::<EngineEvent>::with_user_event()
             .build()
             .map_err(|e| window_failed(ErrorCode::Unsupported, "connecting to the display", e))?;
@@ -122,6 +123,7 @@ impl<G: Game, S: EngineScalar> BackendVisitor<S> for WindowedRun<G> {
             outcome: None,
             proxy: event_loop.create_proxy(),
             cursor: InputPoint::default(),
+            script,
             _scalar: std::marker::PhantomData,
         };
         event_loop
@@ -191,6 +193,9 @@ struct App<G, S> {
     outcome: Option<Result<RunReport>>,
     proxy: EventLoopProxy<EngineEvent>,
     cursor: InputPoint,
+    /// The builder's scripted input, fed ahead of every frame as in a
+    /// headless run (beside the window's own events).
+    script: ScriptedInput,
     _scalar: std::marker::PhantomData<fn() -> S>,
 }
 
@@ -296,6 +301,7 @@ impl<G: Game, S: EngineScalar> App<G, S> {
         let deadline = live.clock.deadline_ns(live.slot);
         if now >= deadline {
             let scheduled = deadline - live.clock.reference_ns();
+            self.script.feed(&mut live.session.game_loop);
             if live.session.next_frame(scheduled).is_none()
                 || !live
                     .session

@@ -41,12 +41,19 @@ impl Shot {
     /// 16-pixel cell's 2 × 2 blocks must be uniform, white where the
     /// embedded font's glyph has a bit and not white elsewhere.
     pub fn hud_line(&self, line: usize, cells: usize) -> String {
+        let origin = (2.0 * HUD_MARGIN) as usize; // 16
+        self.text_at(origin, origin, line, cells)
+    }
+
+    /// Reads `cells` characters of 16-pixel text whose first line's
+    /// top-left corner is `(x, y)`, on line `line`, as
+    /// [`hud_line`](Self::hud_line) does.
+    pub fn text_at(&self, x: usize, y: usize, line: usize, cells: usize) -> String {
         let glyph = HUD_TEXT_SIZE as usize; // 16
         let texel = glyph / 8; // 2
-        let origin = (2.0 * HUD_MARGIN) as usize; // 16
         let mut text = String::new();
         for cell in 0..cells {
-            let (x0, y0) = (origin + cell * glyph, origin + line * glyph);
+            let (x0, y0) = (x + cell * glyph, y + line * glyph);
             let mut rows = [0_u8; 8];
             for (r, bits) in rows.iter_mut().enumerate() {
                 for c in 0..8 {
