@@ -20,20 +20,29 @@ use crate::scenario::{self, ScenarioConfig, Scene};
 
 /// The usage text (`--help`).
 pub const USAGE: &str = "usage: laige-detcheck [--scene physics] [--quick | --ticks N] [--backend ID|all] [--perturb[=TICK]] [--no-replay]
+       laige-detcheck [scene options] --backend ID --write-replay FILE
+       laige-detcheck [scene options] --verify-replay FILE [--dump-at TICK]
 
-  --scene ID        workload (default) or physics (3 000 ticks, its own checkpoints)
-  --quick           the quick scenario (10 000 ticks, its own checkpoints)
-  --ticks N         the full scenario cut at N ticks
-  --backend ID|all  fixed_point_16_16, float_pinned_32, or all (default)
-  --perturb[=TICK]  nudge one velocity by 2^-16 at TICK (default: the middle tick)
-  --no-replay       skip the replay verification
-  --version         the version
-  -h, --help        this text";
+  --scene ID           workload (default) or physics (3 000 ticks, its own checkpoints)
+  --quick              the quick scenario (10 000 ticks, its own checkpoints)
+  --ticks N            the full scenario cut at N ticks
+  --backend ID|all     fixed_point_16_16, float_pinned_32, or all (default)
+  --perturb[=TICK]     nudge one velocity by 2^-16 at TICK (default: the middle tick)
+  --no-replay          skip the replay verification
+  --write-replay FILE  also write the run's recording to FILE (one backend)
+  --verify-replay FILE play FILE, recorded on any target with the same scene options,
+                       on its backend here, checking every recorded hash
+  --dump-at TICK       with --verify-replay: print the state after TICK, field by field
+  --version            the version
+  -h, --help           this text";
 
 struct Args {
     config: ScenarioConfig,
     mode: &'static str,
     backends: Vec<MathBackend>,
+    write_replay: Option<std::path::PathBuf>,
+    verify_replay: Option<std::path::PathBuf>,
+    dump_at: Option<u64>,
 }
 
 /// What a command line asks for: a run, or a line of text (help, version).
@@ -53,6 +62,8 @@ fn parse(mut p: lexopt::Parser) -> Result<Parsed, String> {
     let mut perturb = false;
     let mut perturb_tick = None;
     let mut scene = Scene::Workload;
+    let (mut write_replay, mut verify_replay, mut dump_at) = (None, None, None);
+    let mut backend_given = false;
     let err = |e: lexopt::Error| e.to_string();
     while let Some(arg) = p.next().map_err(err)? {
         match arg {
@@ -68,7 +79,11 @@ fn parse(mut p: lexopt::Parser) -> Result<Parsed, String> {
                 config.ticks = p.value().map_err(err)?.parse().map_err(err)?;
                 mode = "custom";
             }
+            Long("write-replay") => write_replay = Some(p.value().map_err(err)?.into()),
+            Long("verify-replay") => verify_replay = Some(p.value().map_err(err)?.into()),
+            Long("dump-at") => dump_at = Some(p.value().map_err(err)?.parse().map_err(err)?),
             Long("backend") => {
+                backend_given = true;
                 let v = p.value().map_err(err)?.string().map_err(err)?;
                 backends = if v == "all" {
                     MathBackend::ALL.to_vec()
@@ -127,10 +142,24 @@ fn parse(mut p: lexopt::Parser) -> Result<Parsed, String> {
         config.perturb_at = Some(perturb_tick.unwrap_or_else(|| config.control_tick()));
     }
     config.validate().map_err(|e| e.to_string())?;
+    if write_replay.is_some() && (backends.len() != 1 || !config.verify_replay) {
+        return Err("--write-replay writes one recording: name one --backend, and keep the replay (no --no-replay)".to_owned());
+    }
+    if verify_replay.is_some() && (backend_given || perturb || write_replay.is_some()) {
+        return Err("--verify-replay plays the recording on its own backend: drop --backend, --perturb and --write-replay".to_owned());
+    }
+    if dump_at.is_some() && verify_replay.is_none() {
+        return Err(
+            "--dump-at dumps the state of a played recording: it needs --verify-replay".to_owned(),
+        );
+    }
     Ok(Parsed::Run(Args {
         config,
         mode,
         backends,
+        write_replay,
+        verify_replay,
+        dump_at,
     }))
 }
 
@@ -169,11 +198,34 @@ where
     };
     out.stdout
         .push_str(&report::header(&BuildInfo::current(overflow_checks)));
+    if let Some(path) = &args.verify_replay {
+        let played = std::fs::read(path)
+            .map_err(|e| format!("reading {}: {e}", path.display()))
+            .and_then(|bytes| {
+                crate::crossing::verify(&bytes, &args.config, args.dump_at)
+                    .map_err(|e| e.to_string())
+            });
+        match played {
+            Ok(c) => out.stdout.push_str(&report::crossing_lines(&c)),
+            Err(e) => {
+                out.stderr = format!("laige-detcheck: --verify-replay {}: {e}\n", path.display());
+                out.code = 1;
+            }
+        }
+        return out;
+    }
     for backend in args.backends {
         match scenario::run(backend, &args.config) {
             Ok(run) => {
                 out.stdout
-                    .push_str(&report::run_lines(&run, args.mode, args.config.perturb_at))
+                    .push_str(&report::run_lines(&run, args.mode, args.config.perturb_at));
+                if let Some(path) = &args.write_replay
+                    && let Err(e) = std::fs::write(path, &run.recorded)
+                {
+                    out.stderr = format!("laige-detcheck: writing {}: {e}\n", path.display());
+                    out.code = 1;
+                    return out;
+                }
             }
             Err(e) => {
                 out.stderr = format!("laige-detcheck: {backend}: {e}\n");
@@ -222,6 +274,61 @@ mod tests {
             .err()
             .expect("an unknown scene fails");
         assert!(e.contains("snake"), "{e}");
+    }
+
+    #[test]
+    fn a_recording_crosses_through_files_and_the_flags_that_cannot_mix_are_refused() {
+        let dir = std::env::temp_dir().join(format!("laige-detcheck-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("fx.lrp");
+        let f = file.to_str().unwrap();
+        let scene = ["--ticks", "120"];
+        let out = run(
+            [
+                &scene[..],
+                &["--backend", "fixed_point_16_16", "--write-replay", f],
+            ]
+            .concat(),
+            false,
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let out = run(
+            [&scene[..], &["--verify-replay", f, "--dump-at", "100"]].concat(),
+            false,
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(
+            out.stdout
+                .contains("crossing backend=fixed_point_16_16 platform="),
+            "{}",
+            out.stdout
+        );
+        assert!(out.stdout.contains(" verdict=verified:"), "{}", out.stdout);
+        assert!(
+            out.stdout.contains("dump tick=100 lines="),
+            "{}",
+            out.stdout
+        );
+        // Another scenario config than the recording's (the quick one's
+        // checkpoints) is refused.
+        let out = run(["--quick", "--verify-replay", f], false);
+        assert_eq!(out.code, 1);
+        assert!(out.stderr.contains("--verify-replay"), "{}", out.stderr);
+        let out = run(
+            ["--ticks", "120", "--verify-replay", f, "--dump-at", "500"],
+            false,
+        );
+        assert_eq!(out.code, 1);
+        assert!(out.stderr.contains("dump_at"), "{}", out.stderr);
+        for bad in [
+            &["--write-replay", f][..],
+            &["--verify-replay", f, "--backend", "float_pinned_32"],
+            &["--dump-at", "5"],
+        ] {
+            let e = parse_args(bad).err().expect("refused");
+            assert!(e.starts_with("--"), "{e}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -25,6 +25,7 @@
 //! [`report`].
 
 pub mod cli;
+pub mod crossing;
 pub mod events;
 pub mod input;
 pub mod physics_scene;

@@ -113,6 +113,35 @@ pub fn header(build: &BuildInfo) -> String {
     )
 }
 
+/// The lines of a recording played from elsewhere
+/// ([`crossing`](crate::crossing)): `crossing backend=… platform=…
+/// verdict=verified:N` or `verdict=diverged:T recorded=0x… replayed=0x…`,
+/// then, if asked, `dump tick=T lines=N` followed by the dump's N lines.
+#[must_use]
+pub fn crossing_lines(c: &crate::crossing::Crossing) -> String {
+    let verdict = match c.outcome {
+        ReplayOutcome::Skipped => "skipped".to_owned(),
+        ReplayOutcome::Verified(n) => format!("verified:{n}"),
+        ReplayOutcome::Diverged(d) => format!(
+            "diverged:{} recorded={:#018x} replayed={:#018x}",
+            d.tick, d.recorded, d.replayed
+        ),
+    };
+    let mut out = format!(
+        "crossing backend={} platform={} verdict={verdict}\n",
+        c.backend,
+        platform()
+    );
+    if let Some((tick, dump)) = &c.dump {
+        let _ = writeln!(out, "dump tick={tick} lines={}", dump.lines().count());
+        out.push_str(dump);
+        if !dump.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// The lines of one run.
 #[must_use]
 pub fn run_lines(run: &RunResult, mode: &str, perturb: Option<u64>) -> String {
@@ -161,6 +190,7 @@ mod tests {
             checkpoints: vec![(0, 1), (10, 0xabc)],
             replay: ReplayOutcome::Verified(2),
             recording: 0x1234,
+            recorded: Vec::new(),
             snapshots: 0x5678,
         };
         let text = run_lines(&run, "quick", Some(5));

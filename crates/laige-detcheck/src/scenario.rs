@@ -209,6 +209,9 @@ pub struct RunResult {
     /// little-endian on every platform, so equal runs on any two targets
     /// (of either byte order) have equal recordings.
     pub recording: u64,
+    /// The recorded replay's bytes (empty when `verify_replay` is off):
+    /// what `--write-replay` writes for another target to play.
+    pub recorded: Vec<u8>,
     /// FNV-1a 64 of every checkpoint's encoded snapshot bytes, in order:
     /// the snapshot format is little-endian with fixed widths, so equal
     /// runs on any two targets have equal snapshot bytes.
@@ -258,12 +261,12 @@ impl<S: SimScalar + StateHash> BackendVisitor<S> for RunScenario<'_> {
 }
 
 #[derive(Default)]
-struct Churn {
+pub(crate) struct Churn {
     spawned: u64,
     despawned: u64,
 }
 
-fn set_up<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<World> {
+pub(crate) fn set_up<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<World> {
     let mut world = World::default();
     match config.scene {
         Scene::Workload => workload::install::<S>(&mut world, &config.workload)?,
@@ -332,6 +335,11 @@ fn run_typed<S: SimScalar + StateHash>(config: &ScenarioConfig) -> Result<RunRes
         checkpoints,
         replay,
         recording: bytes_hash.finish(),
+        recorded: if config.verify_replay {
+            recording
+        } else {
+            Vec::new()
+        },
         snapshots: snapshots.finish(),
     })
 }
@@ -361,7 +369,7 @@ fn round_trip<S: SimScalar + StateHash>(
     Ok(decoded)
 }
 
-fn play_back<S: SimScalar + StateHash>(
+pub(crate) fn play_back<S: SimScalar + StateHash>(
     config: &ScenarioConfig,
     recording: &[u8],
 ) -> Result<ReplayOutcome> {
@@ -384,7 +392,7 @@ fn play_back<S: SimScalar + StateHash>(
 /// Applies one tick's encoded input (the live run and the playback share
 /// this path): the impulse, then the spawns (while under 2n entities),
 /// then the despawns (while over n/2).
-fn apply<S: SimScalar + StateHash>(
+pub(crate) fn apply<S: SimScalar + StateHash>(
     world: &mut World,
     config: &ScenarioConfig,
     bytes: &[u8],

@@ -54,6 +54,7 @@
 //! failed math test or stale table. Prints a progress line as each build
 //! and run finishes.
 
+mod crossing;
 mod known;
 mod matrix;
 mod output;
@@ -498,6 +499,15 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     };
     let judged = judge_all(&ran, &known);
     let mut rows = judged.rows;
+    // 2b. The replay-crossing rows: the host's recordings played by every
+    //     other target's build.
+    let (crossing_rows, crossing_secs) = crossing::rows(
+        &variants,
+        &built,
+        &known,
+        &root().join("target/detcheck/crossing"),
+    )?;
+    rows.extend(crossing_rows);
     for (k, &i) in suites.iter().enumerate() {
         let v = &variants[i];
         let verdict = match (
@@ -577,6 +587,9 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
         if o.quick { 10_000 } else { SHORT_TICKS },
         first_run_secs.unwrap_or(0.0),
         started.elapsed().as_secs_f64()
+    );
+    println!(
+        "  replay crossing (x86_64's recordings played by the other targets): {crossing_secs:.1} s"
     );
 
     // 4. The supported-pairs table (full runs of the whole matrix).

@@ -34,6 +34,17 @@ pub enum Verdict {
         ignored: u64,
         tolerated: Vec<String>,
     },
+    /// Another target's recording (x86_64's) verified here: every one of
+    /// its N recorded hashes reproduced.
+    CrossingVerified(u64),
+    /// Another target's recording diverged here where the known answers
+    /// say the runs differ, named down to the field (`count` differences
+    /// in all).
+    CrossingReported {
+        tick: u64,
+        field: String,
+        count: usize,
+    },
     /// The build or the run failed.
     Failed(String),
 }
@@ -46,6 +57,8 @@ impl Verdict {
                 | Self::OkNoKnownAnswer(_)
                 | Self::ControlDetected { .. }
                 | Self::TestsPassed { .. }
+                | Self::CrossingVerified(_)
+                | Self::CrossingReported { .. }
         )
     }
 
@@ -88,6 +101,12 @@ impl Verdict {
                 }
                 t
             }
+            Self::CrossingVerified(n) => {
+                format!("ok: x86_64's recording verified here ({n} recorded hashes reproduced)")
+            }
+            Self::CrossingReported { tick, field, count } => format!(
+                "ok: x86_64's recording diverges here at tick {tick}, as the known answers differ; {count} difference(s), first: {field}"
+            ),
             Self::Failed(w) => format!("FAILED: {w}"),
         }
     }
