@@ -5,7 +5,9 @@
 //! pause, a faster play — ends on the tick those commands add up to, with
 //! the state hash the recorded run had there; the frame shows the HUD
 //! saying so and the timeline bar. A damaged keyframe on the way is passed
-//! over (the one before it used) with the same end.
+//! over (the one before it used) with the same end. A changed build (one
+//! velocity nudged at tick 290) is caught by the seek that re-simulates
+//! over that tick: the viewer names tick 291 and exits 5.
 //!
 //! `harness = false`, as the other windowed tests: the session's display,
 //! else a private Xvfb; neither → `SKIPPED`, unless
@@ -159,14 +161,18 @@ fn view(
     cfg: &Path,
     file: &Path,
     name: &str,
+    perturb_at: Option<u64>,
 ) -> Result<(String, String, hud_support::Shot), String> {
     let (log, _) = script();
     let log_path = s.path("viewer.log");
     std::fs::write(&log_path, log).map_err(|e| e.to_string())?;
     let shot = s.path(&format!("{name}.ppm"));
+    let mut cmd = Command::new(DEMO);
+    if let Some(tick) = perturb_at {
+        cmd.env(laige_demo::PERTURB_ENV, tick.to_string());
+    }
     let (code, out, err) = output(
-        Command::new(DEMO)
-            .env("DISPLAY", display)
+        cmd.env("DISPLAY", display)
             .env_remove("WAYLAND_DISPLAY")
             .env("RUST_LOG", "warn")
             .args([
@@ -188,8 +194,12 @@ fn view(
                 "110",
             ]),
     )?;
-    if code != 0 {
-        return Err(format!("viewer ({name}): exit {code}\n{out}\n{err}"));
+    // A recorded hash that a seek did not reproduce exits 5.
+    let expected_code = if perturb_at.is_some() { 5 } else { 0 };
+    if code != expected_code {
+        return Err(format!(
+            "viewer ({name}): exit {code}, expected {expected_code}\n{out}\n{err}"
+        ));
     }
     let closing = out
         .lines()
@@ -233,7 +243,7 @@ fn check(display: &str) -> Result<String, String> {
     let expected = replay.hash_at(end).ok_or("no hash at the end tick")?;
     let want = format!("laige-demo: viewer at tick {end} state hash {expected:#018x}, hash ok");
 
-    let (closing, _, shot) = view(&s, display, &cfg, &file, "clean")?;
+    let (closing, _, shot) = view(&s, display, &cfg, &file, "clean", None)?;
     if !closing.starts_with(&want) || !closing.ends_with(", 0 damaged keyframe(s) passed over") {
         return Err(format!("closing line {closing:?}, expected {want:?}…"));
     }
@@ -281,7 +291,7 @@ fn check(display: &str) -> Result<String, String> {
     bytes[at + 500] ^= 0x40;
     let damaged = s.path("damaged.lrp");
     std::fs::write(&damaged, &bytes).map_err(|e| e.to_string())?;
-    let (closing, err, _) = view(&s, display, &cfg, &damaged, "damaged")?;
+    let (closing, err, _) = view(&s, display, &cfg, &damaged, "damaged", None)?;
     if !closing.starts_with(&want) || closing.ends_with(", 0 damaged keyframe(s) passed over") {
         return Err(format!(
             "damaged: closing line {closing:?}, expected {want:?} and a keyframe passed over"
@@ -292,8 +302,20 @@ fn check(display: &str) -> Result<String, String> {
             "damaged: no viewer_keyframe_skipped warning naming tick 288\n{err}"
         ));
     }
+
+    // A changed build (one velocity nudged at tick 290): the drag to 300
+    // re-simulates 289..300 from the keyframe of 288 and meets it; the
+    // first recorded hash not reproduced is the one after tick 290.
+    let (closing, _, _) = view(&s, display, &cfg, &file, "changed", Some(290))?;
+    if !closing.starts_with(&format!("laige-demo: viewer at tick {end} state hash "))
+        || !closing.contains(", diverged at tick 291,")
+    {
+        return Err(format!(
+            "changed build: closing line {closing:?}, expected a divergence at tick 291"
+        ));
+    }
     Ok(format!(
-        "demo_replay_viewer: ok (scripted session ended on tick {end}, state hash {expected:#018x} as recorded; HUD and timeline read back from the frame; a damaged keyframe passed over)"
+        "demo_replay_viewer: ok (scripted session ended on tick {end}, state hash {expected:#018x} as recorded; HUD and timeline read back from the frame; a damaged keyframe passed over; a changed build's divergence named at tick 291)"
     ))
 }
 
