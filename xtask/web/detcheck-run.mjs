@@ -13,7 +13,7 @@
 // run in a fresh one. Anything the page logs as an error, a page error or
 // a trap fails the run with its message (exit 101, like a Rust panic).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
@@ -41,13 +41,19 @@ try {
   const bindgen = process.env.WASM_BINDGEN || "wasm-bindgen";
   execFileSync(bindgen, ["--target", "web", "--no-typescript", "--out-dir", out,
     "--out-name", "detcheck", module], { stdio: ["ignore", "ignore", "inherit"] });
+  // `--verify-replay FILE` (relative to the working directory, as for a
+  // native binary): served beside the module, fetched by the page and
+  // handed to the run, which reads it under the same name.
+  const at = args.indexOf("--verify-replay");
+  const file = at >= 0 ? args[at + 1] : null;
+  if (file) copyFileSync(join(process.cwd(), file), join(out, "recording.lrp"));
   const page_html = "<!doctype html><meta charset=utf-8><title>laige detcheck</title><link rel=icon href=\"data:,\">";
   server = await serveDir(out, { "/index.html": page_html });
   browser = await launchChromium();
   const page = await browser.newPage();
   const errors = watchErrors(page);
   await page.goto(`${server.url}/index.html`);
-  const result = await page.evaluate(async (args) => {
+  const result = await page.evaluate(async ({ args, file }) => {
     const probe = await import("./detcheck.js?instance=probe");
     await probe.default({ module_or_path: "./detcheck_bg.wasm" });
     let overflowChecks = false;
@@ -60,8 +66,13 @@ try {
     const m = await import("./detcheck.js");
     await m.default({ module_or_path: "./detcheck_bg.wasm" });
     const started = performance.now();
+    const bytes = file
+      ? new Uint8Array(await (await fetch("./recording.lrp")).arrayBuffer())
+      : null;
     try {
-      const code = m.detcheck_run(args, overflowChecks);
+      const code = bytes
+        ? m.detcheck_run_with_file(args, overflowChecks, file, bytes)
+        : m.detcheck_run(args, overflowChecks);
       return {
         code,
         stdout: m.detcheck_stdout(),
@@ -72,7 +83,7 @@ try {
     } catch (e) {
       return { code: 101, stdout: "", stderr: `trap: ${e}\n`, ms: 0, agent: navigator.userAgent };
     }
-  }, args);
+  }, { args, file });
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
   if (errors.length > 0) {

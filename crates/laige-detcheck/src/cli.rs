@@ -183,6 +183,21 @@ where
     I: IntoIterator,
     I::Item: Into<std::ffi::OsString>,
 {
+    run_with(args, overflow_checks, |path| std::fs::read(path))
+}
+
+/// [`run`], reading the file of `--verify-replay` through `read` (a page
+/// has no file system: the browser front end hands over the bytes it
+/// fetched).
+pub fn run_with<I>(
+    args: I,
+    overflow_checks: bool,
+    read: impl Fn(&std::path::Path) -> std::io::Result<Vec<u8>>,
+) -> Outcome
+where
+    I: IntoIterator,
+    I::Item: Into<std::ffi::OsString>,
+{
     let mut out = Outcome::default();
     let args = match parse(lexopt::Parser::from_args(args)) {
         Ok(Parsed::Run(a)) => a,
@@ -199,7 +214,7 @@ where
     out.stdout
         .push_str(&report::header(&BuildInfo::current(overflow_checks)));
     if let Some(path) = &args.verify_replay {
-        let played = std::fs::read(path)
+        let played = read(path)
             .map_err(|e| format!("reading {}: {e}", path.display()))
             .and_then(|bytes| {
                 crate::crossing::verify(&bytes, &args.config, args.dump_at)
@@ -328,6 +343,32 @@ mod tests {
             let e = parse_args(bad).err().expect("refused");
             assert!(e.starts_with("--"), "{e}");
         }
+        // A page's run reads the bytes it was handed under the same name.
+        let bytes = std::fs::read(&file).unwrap();
+        let handed = |p: &std::path::Path| {
+            if p == std::path::Path::new("handed.lrp") {
+                Ok(bytes.clone())
+            } else {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "not handed",
+                ))
+            }
+        };
+        let out = run_with(
+            [&scene[..], &["--verify-replay", "handed.lrp"]].concat(),
+            false,
+            handed,
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(out.stdout.contains(" verdict=verified:"), "{}", out.stdout);
+        let out = run_with(["--verify-replay", "other.lrp"], false, handed);
+        assert_eq!(out.code, 1);
+        assert!(
+            out.stderr.contains("other.lrp: not handed"),
+            "{}",
+            out.stderr
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -51,6 +51,34 @@ pub fn detcheck_run(args: Vec<String>, overflow_checks: bool) -> u8 {
     ran.code
 }
 
+/// Runs `args` as [`detcheck_run`] does, with `file` (its bytes fetched by
+/// the page) standing for the path `name`: the `--verify-replay` recording
+/// a page cannot read from a disk. Another path is not found.
+#[wasm_bindgen]
+#[must_use]
+pub fn detcheck_run_with_file(
+    args: Vec<String>,
+    overflow_checks: bool,
+    name: String,
+    file: Vec<u8>,
+) -> u8 {
+    std::panic::set_hook(Box::new(|info| {
+        console_error(&format!("laige-detcheck panicked: {info}"));
+    }));
+    let ran = laige_detcheck::cli::run_with(args, overflow_checks, |path| {
+        if path == std::path::Path::new(&name) {
+            Ok(file.clone())
+        } else {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("the page was handed {name}, not {}", path.display()),
+            ))
+        }
+    });
+    *out() = (ran.stdout, ran.stderr);
+    ran.code
+}
+
 /// The last run's report.
 #[wasm_bindgen]
 #[must_use]

@@ -11,8 +11,9 @@
 //!   recording is never "verified" where the runs differ, and never
 //!   "diverged" where they agree.
 //!
-//! The browser row has no files to read a recording from; it is left out
-//! (its runs and the pairs table still compare it with x86_64).
+//! The browser reads the recording as a native binary does, by its path
+//! relative to the working directory: its runner serves the file and the
+//! page hands the fetched bytes to the run (`detcheck_run_with_file`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -128,11 +129,7 @@ pub fn rows(
     let mut jobs = Vec::new();
     for (i, v) in variants.iter().enumerate() {
         let first_of_target = variants[..i].iter().all(|w| w.target.name != v.target.name);
-        if v.target.triple.is_none()
-            || v.target.platform == "wasm32-web"
-            || !first_of_target
-            || built[i].is_err()
-        {
+        if v.target.triple.is_none() || !first_of_target || built[i].is_err() {
             continue;
         }
         for backend in BACKENDS {
