@@ -21,6 +21,10 @@
 
 #![allow(clippy::print_stdout, reason = "a harness-less test reports on stdout")]
 
+#[allow(
+    dead_code,
+    reason = "its windowed peer runs under xvfb-run: no run_on_display"
+)]
 mod display_support;
 mod net_support;
 

@@ -25,7 +25,6 @@ mod hud_support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use display_support::{line, skip_or_fail};
 use laige_engine::input::{
     ButtonState, CoordSpace, InputEvent, InputKind, InputPoint, KeyCode, MouseButton,
 };
@@ -320,40 +319,5 @@ fn check(display: &str) -> Result<String, String> {
 }
 
 fn main() -> ExitCode {
-    let session = ["DISPLAY", "WAYLAND_DISPLAY"].iter().find_map(|v| {
-        std::env::var(v)
-            .ok()
-            .filter(|s| !s.is_empty())
-            .map(|s| (*v, s))
-    });
-    let (xvfb, display) = match session {
-        Some(("DISPLAY", d)) => (None, d),
-        _ => match laige_testkit::PrivateXvfb::start(180..220, "1280x800x24") {
-            Some(x) => {
-                let d = x.display().to_owned();
-                line(&format!("demo_replay_viewer: started Xvfb on {d}"));
-                (Some(x), d)
-            }
-            None => {
-                return skip_or_fail(
-                    "demo_replay_viewer",
-                    "no X11 display and no Xvfb to start",
-                    "Xvfb",
-                );
-            }
-        },
-    };
-    let outcome = check(&display);
-    drop(xvfb);
-    match outcome {
-        Ok(msg) => {
-            line(&msg);
-            line("demo_replay_viewer: 1 passed; 0 failed");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            line(&format!("FAILED: demo_replay_viewer: {e}"));
-            ExitCode::FAILURE
-        }
-    }
+    display_support::run_on_display("demo_replay_viewer", 180..220, check)
 }

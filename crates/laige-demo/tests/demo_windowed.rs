@@ -23,8 +23,6 @@ mod display_support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use display_support::{line, skip_or_fail};
-
 const DEMO: &str = env!("CARGO_BIN_EXE_laige-demo");
 /// The demo's clear color ([0.06, 0.07, 0.10] × 255, rounded).
 const CLEAR: [u8; 3] = [15, 18, 26];
@@ -129,40 +127,5 @@ fn check(display: &str) -> Result<String, String> {
 }
 
 fn main() -> ExitCode {
-    let session = ["DISPLAY", "WAYLAND_DISPLAY"].iter().find_map(|v| {
-        std::env::var(v)
-            .ok()
-            .filter(|s| !s.is_empty())
-            .map(|s| (*v, s))
-    });
-    let (xvfb, display) = match session {
-        Some(("DISPLAY", d)) => (None, d),
-        _ => match laige_testkit::PrivateXvfb::start(140..180, "1280x800x24") {
-            Some(x) => {
-                let d = x.display().to_owned();
-                line(&format!("demo_windowed: started Xvfb on {d}"));
-                (Some(x), d)
-            }
-            None => {
-                return skip_or_fail(
-                    "demo_windowed",
-                    "no X11 display and no Xvfb to start",
-                    "Xvfb",
-                );
-            }
-        },
-    };
-    let outcome = check(&display);
-    drop(xvfb);
-    match outcome {
-        Ok(msg) => {
-            line(&msg);
-            line("demo_windowed: 1 passed; 0 failed");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            line(&format!("FAILED: demo_windowed: {e}"));
-            ExitCode::FAILURE
-        }
-    }
+    display_support::run_on_display("demo_windowed", 140..180, check)
 }

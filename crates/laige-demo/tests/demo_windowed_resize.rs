@@ -20,7 +20,10 @@
 
 #![allow(clippy::print_stdout, reason = "a harness-less test reports on stdout")]
 
+mod display_support;
 mod hud_support;
+
+use display_support::line;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -34,13 +37,6 @@ const RESIZED: (usize, usize) = (960, 720);
 /// 16:9 in 960 wide is 540 tall: (720 − 540) / 2 above and below.
 const BAR: usize = 90;
 const ATTRACTOR: [u8; 3] = [255, 217, 51];
-
-fn line(text: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{text}");
-    let _ = out.flush();
-}
 
 /// The windowed run (in the child process).
 fn child(shot: &Path) -> ExitCode {
@@ -144,38 +140,5 @@ fn main() -> ExitCode {
     if let Some(shot) = std::env::var_os(CHILD) {
         return child(Path::new(&shot));
     }
-    let required = std::env::var("LAIGE_REQUIRE_DISPLAY").is_ok_and(|v| v == "1");
-    let session = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
-    let (xvfb, display) = match session {
-        Some(d) => (None, d),
-        None => match laige_testkit::PrivateXvfb::start(260..300, "1280x800x24") {
-            Some(x) => {
-                let d = x.display().to_owned();
-                (Some(x), d)
-            }
-            None if required => {
-                line(
-                    "FAILED: demo_windowed_resize: no X11 display and no Xvfb (LAIGE_REQUIRE_DISPLAY=1)",
-                );
-                return ExitCode::FAILURE;
-            }
-            None => {
-                line("SKIPPED: demo_windowed_resize: no X11 display and no Xvfb to start");
-                return ExitCode::SUCCESS;
-            }
-        },
-    };
-    let outcome = check(&display);
-    drop(xvfb);
-    match outcome {
-        Ok(msg) => {
-            line(&msg);
-            line("demo_windowed_resize: 1 passed; 0 failed");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            line(&format!("FAILED: demo_windowed_resize: {e}"));
-            ExitCode::FAILURE
-        }
-    }
+    display_support::run_on_display("demo_windowed_resize", 260..300, check)
 }
