@@ -57,7 +57,7 @@ pub use pace::TickPacer;
 pub use record::replay_session;
 pub use seal::{IntegrityStats, SealedSocket, SessionKey, TAG_BYTES};
 pub use seat::Seat;
-pub use transport::{Transport, UdpTransport};
+pub use transport::{PeerAddr, Transport, UdpTransport};
 
 /// The UDP socket of a session: [`UdpTransport`] datagrams, sealed.
 pub type UdpNonBlockingSocket = SealedSocket<UdpTransport>;
