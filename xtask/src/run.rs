@@ -229,6 +229,30 @@ pub fn test() -> anyhow::Result<()> {
         failed.push("trace spans".to_owned());
     }
 
+    // laige-net's `webrtc` feature (off in the workspace build): the
+    //    transport linted, and sessions over real WebRTC on loopback with a
+    //    signaling server in the test process.
+    let mut c = cargo();
+    c.args([
+        "clippy",
+        "-p",
+        "laige-net",
+        "--features",
+        "webrtc",
+        "--all-targets",
+    ]);
+    c.args(["--", "-D", "warnings"]);
+    if !step("webrtc feature: clippy laige-net --features webrtc", c)? {
+        failed.push("webrtc clippy".to_owned());
+    }
+    let mut c = cargo();
+    c.args(["test", "-p", "laige-net", "--features", "webrtc"]);
+    c.args(["--test", "net_webrtc"]);
+    let what = test_summary("laige-net", "net_webrtc");
+    if !step(&format!("webrtc feature: laige-net/net_webrtc: {what}"), c)? {
+        failed.push("webrtc net_webrtc".to_owned());
+    }
+
     // 2. Heavy tests (exhaustive math, 10M-frame stress): `#[ignore = "heavy..."]`,
     //    run in the optimized `test-opt` profile.
     //    One step per test file, each saying what it checks (the first
