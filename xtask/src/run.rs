@@ -229,28 +229,41 @@ pub fn test() -> anyhow::Result<()> {
         failed.push("trace spans".to_owned());
     }
 
-    // laige-net's `webrtc` feature (off in the workspace build): the
-    //    transport linted, and sessions over real WebRTC on loopback with a
-    //    signaling server in the test process.
+    // The `webrtc` feature of laige-net and the demo (off in the workspace
+    //    build): linted, then sessions over real WebRTC on loopback with a
+    //    signaling server in the test process (laige-net's in-process pair,
+    //    the demo's two processes). One build of each with the feature.
+    const WEBRTC: &str = "laige-net/webrtc,laige-demo/webrtc";
     let mut c = cargo();
     c.args([
         "clippy",
         "-p",
         "laige-net",
-        "--features",
-        "webrtc",
+        "-p",
+        "laige-demo",
         "--all-targets",
     ]);
-    c.args(["--", "-D", "warnings"]);
-    if !step("webrtc feature: clippy laige-net --features webrtc", c)? {
+    c.args(["--features", WEBRTC, "--", "-D", "warnings"]);
+    if !step("webrtc feature: clippy laige-net and laige-demo", c)? {
         failed.push("webrtc clippy".to_owned());
     }
     let mut c = cargo();
-    c.args(["test", "-p", "laige-net", "--features", "webrtc"]);
-    c.args(["--test", "net_webrtc"]);
+    c.args([
+        "test",
+        "-p",
+        "laige-net",
+        "-p",
+        "laige-demo",
+        "--features",
+        WEBRTC,
+    ]);
+    c.args(["--test", "net_webrtc", "--test", "demo_webrtc"]);
     let what = test_summary("laige-net", "net_webrtc");
-    if !step(&format!("webrtc feature: laige-net/net_webrtc: {what}"), c)? {
-        failed.push("webrtc net_webrtc".to_owned());
+    if !step(
+        &format!("webrtc feature: net_webrtc, demo_webrtc: {what}"),
+        c,
+    )? {
+        failed.push("webrtc tests".to_owned());
     }
 
     // 2. Heavy tests (exhaustive math, 10M-frame stress): `#[ignore = "heavy..."]`,
