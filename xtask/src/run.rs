@@ -229,6 +229,43 @@ pub fn test() -> anyhow::Result<()> {
         failed.push("trace spans".to_owned());
     }
 
+    // The `webrtc` feature of laige-net and the demo (off in the workspace
+    //    build): linted, then sessions over real WebRTC on loopback with a
+    //    signaling server in the test process (laige-net's in-process pair,
+    //    the demo's two processes). One build of each with the feature.
+    const WEBRTC: &str = "laige-net/webrtc,laige-demo/webrtc";
+    let mut c = cargo();
+    c.args([
+        "clippy",
+        "-p",
+        "laige-net",
+        "-p",
+        "laige-demo",
+        "--all-targets",
+    ]);
+    c.args(["--features", WEBRTC, "--", "-D", "warnings"]);
+    if !step("webrtc feature: clippy laige-net and laige-demo", c)? {
+        failed.push("webrtc clippy".to_owned());
+    }
+    let mut c = cargo();
+    c.args([
+        "test",
+        "-p",
+        "laige-net",
+        "-p",
+        "laige-demo",
+        "--features",
+        WEBRTC,
+    ]);
+    c.args(["--test", "net_webrtc", "--test", "demo_webrtc"]);
+    let what = test_summary("laige-net", "net_webrtc");
+    if !step(
+        &format!("webrtc feature: net_webrtc, demo_webrtc: {what}"),
+        c,
+    )? {
+        failed.push("webrtc tests".to_owned());
+    }
+
     // 2. Heavy tests (exhaustive math, 10M-frame stress): `#[ignore = "heavy..."]`,
     //    run in the optimized `test-opt` profile.
     //    One step per test file, each saying what it checks (the first

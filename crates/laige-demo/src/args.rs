@@ -19,7 +19,8 @@ tick is printed), 6 the replay file is torn (it ends early; its valid
 prefix was verified: \"torn after tick N; verified ticks 0..M\"),
 10 a network peer disconnected or timed out, 11 a desync (network peers'
 state hashes differ, or --synctest re-simulated a tick differently),
-12 the network peers did not synchronize in time,
+12 the network peers did not synchronize in time (or a WebRTC room did not fill,
+or its signaling server is not there),
 130 / 143 / 129 stopped by SIGINT (Ctrl-C) / SIGTERM / SIGHUP (a second
 one exits at once); a recording ends complete in each of these";
 
@@ -33,6 +34,10 @@ pub enum NetMode {
     Join,
     /// Watches the host at ADDR: simulates the players' confirmed inputs.
     Spectate,
+    /// A player of a WebRTC room (--signal ws://HOST:PORT/ROOM, --players
+    /// N): seats by peer id once the room is full (a build with the
+    /// `webrtc` feature).
+    Webrtc,
 }
 
 /// A swarm of sprites around moving attractors, on laige-engine.
@@ -124,9 +129,13 @@ pub struct Args {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["net", "synctest"])]
     pub input_log: Option<PathBuf>,
     /// Play over the network: `host` (with --port and --players), `join
-    /// ADDR` or `spectate ADDR`.
+    /// ADDR`, `spectate ADDR`, or `webrtc` (with --signal and --players).
     #[arg(long, value_name = "MODE")]
     pub net: Option<NetMode>,
+    /// The WebRTC room (`--net webrtc`): a matchbox signaling server's
+    /// `ws://HOST:PORT/ROOM`.
+    #[arg(long, value_name = "URL", requires = "net")]
+    pub signal: Option<String>,
     /// The host's address (`--net join ADDR`, `--net spectate ADDR`).
     #[arg(value_name = "ADDR", requires = "net")]
     pub addr: Option<SocketAddr>,
@@ -232,6 +241,26 @@ impl Args {
             Err(Self::command().error(clap::error::ErrorKind::ArgumentConflict, message))
         };
         match (self.net, self.addr, self.port) {
+            (Some(NetMode::Webrtc), _, _) if self.signal.is_none() => {
+                bad("--net webrtc needs --signal ws://HOST:PORT/ROOM")
+            }
+            (Some(NetMode::Webrtc), addr, port)
+                if addr.is_some()
+                    || port.is_some()
+                    || self.spectators.is_some()
+                    || self.open
+                    || self.seats.is_some() =>
+            {
+                bad(
+                    "--net webrtc takes the room (--signal) and --players only: no ADDR, \
+                     --port, --spectators, --open or --seats",
+                )
+            }
+            (Some(NetMode::Host | NetMode::Join | NetMode::Spectate), _, _)
+                if self.signal.is_some() =>
+            {
+                bad("--signal names a WebRTC room: it needs --net webrtc")
+            }
             (Some(NetMode::Host), Some(_), _) => {
                 bad("--net host takes no ADDR (the others join it at --port)")
             }
@@ -359,6 +388,21 @@ mod tests {
         assert_eq!(a.addr, Some("127.0.0.1:7000".parse().unwrap()));
         assert_eq!((a.net, a.ticks), (Some(NetMode::Join), Some(1200)));
         assert_eq!(parse(&["--synctest", "7"]).unwrap().synctest, Some(7));
+    }
+
+    #[test]
+    fn a_webrtc_player_names_its_room_and_nothing_of_udp() {
+        let room = "ws://127.0.0.1:3536/game";
+        let a = parse(&["--net", "webrtc", "--signal", room, "--players", "3"]).unwrap();
+        assert_eq!(
+            (a.net, a.signal.as_deref(), a.players),
+            (Some(NetMode::Webrtc), Some(room), Some(3))
+        );
+        assert!(error(&["--net", "webrtc"]).contains("--net webrtc needs --signal"));
+        let e = error(&["--net", "webrtc", "--signal", room, "--port", "7000"]);
+        assert!(e.contains("no ADDR, --port"), "{e}");
+        let e = error(&["--net", "host", "--port", "7000", "--signal", room]);
+        assert!(e.contains("it needs --net webrtc"), "{e}");
     }
 
     #[test]

@@ -149,6 +149,10 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
             seats: args.seats.unwrap_or(0),
             open: args.open,
         },
+        (Some(NetMode::Webrtc), _, _) => Role::WebRtc {
+            signal: args.signal.clone().unwrap_or_default(),
+            players: args.players.unwrap_or(2),
+        },
         (Some(NetMode::Spectate), Some(host), _) => Role::Spectate { host, port },
         (_, Some(host), _) => Role::Join { host, port },
         // The command line's own check refuses the other combinations.
@@ -191,7 +195,16 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
     };
     let seating = match demo_net::seat(&plan.role) {
         Ok(s) => s,
-        Err(e) if e.id() == demo_net::LOBBY_TIMEOUT => {
+        // The lobby, the WebRTC room or its signaling server not there in
+        // time: the peers did not synchronize.
+        Err(e)
+            if [
+                demo_net::LOBBY_TIMEOUT,
+                laige_engine::net::events::ROOM_TIMEOUT,
+                laige_engine::net::events::SIGNALING_FAILED,
+            ]
+            .contains(&e.id()) =>
+        {
             eprintln!("laige-demo: {e}");
             return Ok(laige_engine::net::EXIT_SYNC_TIMEOUT);
         }
@@ -199,6 +212,11 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
     };
     if !args.quiet {
         match seating.seat {
+            Some(seat) if seating.room.is_some() => println!(
+                "laige-demo: player {seat} of {} in the WebRTC room {}",
+                seating.players,
+                args.signal.as_deref().unwrap_or("")
+            ),
             Some(seat) if args.synctest.is_none() => println!(
                 "laige-demo: player {seat} of {} on UDP port {}",
                 seating.players, seating.port

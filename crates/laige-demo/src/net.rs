@@ -17,18 +17,23 @@
 //! spectator that finds no lobby answering but the listener there joins
 //! the running session (`NetDriver::join`): a player who left comes back
 //! with the same command.
+//!
+//! A WebRTC player (`--net webrtc`, the `webrtc` feature) has no lobby of
+//! its own: the matchbox signaling server's room seats the players, each
+//! peer ordering them by peer id.
 
 use std::fs::File;
 use std::io::BufWriter;
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use laige_engine::core::EventId;
 use laige_engine::net::fault::Faults;
 use laige_engine::net::{
-    MAX_PLAYERS, NetConfig, NetDriver, Seat, SocketFactory, TickDriver, UdpNonBlockingSocket,
+    MAX_PLAYERS, NetConfig, NetDriver, PeerAddr, Seat, SocketFactory, TickDriver,
+    UdpNonBlockingSocket,
 };
 use laige_engine::sim::replay::ReplayHeader;
 use laige_engine::{EngineConfig, Error, ErrorCode, Result, World};
@@ -84,6 +89,13 @@ pub enum Role {
         /// This peer's UDP port (0: any).
         port: u16,
     },
+    /// A player of the WebRTC room at `signal`.
+    WebRtc {
+        /// The signaling server's room, `ws://HOST:PORT/ROOM`.
+        signal: String,
+        /// Players in the room (2..=4).
+        players: u8,
+    },
     /// A local GGRS sync test with this check distance (both players'
     /// input from the local script).
     SyncTest {
@@ -127,7 +139,20 @@ pub struct Seating {
     pub late: bool,
     /// An open host's control listener.
     pub listener: Option<Arc<TcpListener>>,
+    /// A WebRTC room's connected transport and seats (the session takes
+    /// them).
+    pub room: Option<Arc<Mutex<Option<Room>>>>,
 }
+
+/// A full WebRTC room: the transport and its seats by peer id.
+#[cfg(feature = "webrtc")]
+pub type Room = (
+    laige_engine::net::WebRtcTransport,
+    Vec<Seat<laige_engine::net::PeerId>>,
+);
+/// A full WebRTC room (none without the `webrtc` feature).
+#[cfg(not(feature = "webrtc"))]
+pub type Room = std::convert::Infallible;
 
 fn lobby_failed(detail: String) -> Error {
     Error::new(ErrorCode::Io, LOBBY_FAILED).with_detail(detail)
@@ -149,6 +174,10 @@ pub fn seat(role: &Role) -> Result<Seating> {
         } => host_lobby(port, players, spectators, seats.max(players), open),
         Role::Join { host, port } => join_lobby(host, port, false),
         Role::Spectate { host, port } => join_lobby(host, port, true),
+        Role::WebRtc {
+            ref signal,
+            players,
+        } => webrtc_room(signal, players),
         Role::SyncTest { .. } => Ok(Seating {
             seats: Vec::new(),
             seat: Some(0),
@@ -156,6 +185,7 @@ pub fn seat(role: &Role) -> Result<Seating> {
             port: 0,
             late: false,
             listener: None,
+            room: None,
         }),
     }
 }
@@ -256,6 +286,7 @@ fn host_lobby(port: u16, players: u8, spectators: u8, seats: u8, open: bool) -> 
         port,
         late: false,
         listener,
+        room: None,
     })
 }
 
@@ -295,6 +326,7 @@ fn join_lobby(host: SocketAddr, port: u16, spectator: bool) -> Result<Seating> {
                     port,
                     late: true,
                     listener: None,
+                    room: None,
                 });
             }
         }
@@ -333,6 +365,7 @@ fn parse_welcome(rest: &str, host: SocketAddr, port: u16, spectator: bool) -> Re
             port,
             late: false,
             listener: None,
+            room: None,
         });
     }
     let seat: u8 = seat_word
@@ -364,6 +397,7 @@ fn parse_welcome(rest: &str, host: SocketAddr, port: u16, spectator: bool) -> Re
         port,
         late: false,
         listener: None,
+        room: None,
     })
 }
 
@@ -380,6 +414,9 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
     if let Role::SyncTest { check_distance } = plan.role {
         let d = NetDriver::<PilotInput>::sync_test(world, config, usize::from(check_distance))?;
         return Ok(Box::new(d));
+    }
+    if let Some(room) = &seating.room {
+        return webrtc_driver(plan, seating, config, room, world);
     }
     let udp = UdpNonBlockingSocket::bind_to_port(seating.port).map_err(|e| {
         lobby_failed(format!(
@@ -427,6 +464,16 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         // As for a spectator: only an open host listens.
         let _ = d.member_epochs(host, Some(usize::from(seat)), epoch_sockets(faults));
     }
+    record(plan, &mut d, world)?;
+    Ok(Box::new(d))
+}
+
+/// Records the session to the plan's `--record` file, if any.
+fn record<A: PeerAddr>(
+    plan: &NetPlan,
+    d: &mut NetDriver<PilotInput, A>,
+    world: &World,
+) -> Result<()> {
     if let Some((path, header)) = &plan.record {
         let file = File::create(path).map_err(|e| {
             Error::new(ErrorCode::Io, laige_engine::net::events::RECORD_FAILED)
@@ -436,7 +483,82 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         })?;
         d.record_to(BufWriter::new(file), header.clone(), world)?;
     }
+    Ok(())
+}
+
+/// Joins the WebRTC room at `signal` and waits for it to fill (up to
+/// [`LOBBY_TIMEOUT_AFTER`]); this player's seat is its place among the
+/// room's peer ids.
+#[cfg(feature = "webrtc")]
+fn webrtc_room(signal: &str, players: u8) -> Result<Seating> {
+    use laige_engine::net::{WebRtcRoom, WebRtcTransport};
+    let mut room = WebRtcRoom::new(signal, usize::from(players));
+    room.timeout = LOBBY_TIMEOUT_AFTER;
+    let transport = WebRtcTransport::connect(&room)?;
+    let seats = transport.seats();
+    let seat = seats
+        .iter()
+        .position(|s| *s == Seat::Local)
+        .and_then(|s| u8::try_from(s).ok());
+    Ok(Seating {
+        seats: Vec::new(),
+        seat,
+        players,
+        port: 0,
+        late: false,
+        listener: None,
+        room: Some(Arc::new(Mutex::new(Some((transport, seats))))),
+    })
+}
+
+#[cfg(not(feature = "webrtc"))]
+fn webrtc_room(_signal: &str, _players: u8) -> Result<Seating> {
+    Err(Error::invalid_argument(
+        LOBBY_FAILED,
+        "net",
+        "webrtc",
+        "host, join or spectate (this laige-demo was built without the webrtc feature)",
+    ))
+}
+
+/// The P2P session over the WebRTC room the lobby step filled.
+#[cfg(feature = "webrtc")]
+fn webrtc_driver(
+    plan: &NetPlan,
+    seating: &Seating,
+    config: NetConfig,
+    room: &Mutex<Option<Room>>,
+    world: &mut World,
+) -> Result<Box<dyn TickDriver>> {
+    use laige_engine::net::{PeerId, SealedSocket, SessionKey};
+    let (transport, seats) = room
+        .lock()
+        .ok()
+        .and_then(|mut r| r.take())
+        .ok_or_else(|| lobby_failed("the WebRTC room was used already".into()))?;
+    let faults = Faults {
+        seed: u64::from(seating.seat.unwrap_or(9)),
+        ..plan.faults
+    };
+    // Sealed under the public key, as the UDP sessions' sockets are.
+    let socket = SealedSocket::new(transport, SessionKey::PUBLIC).with_faults(faults)?;
+    let mut d = NetDriver::<PilotInput, PeerId>::p2p(world, config, &seats, socket)?;
+    record(plan, &mut d, world)?;
     Ok(Box::new(d))
+}
+
+#[cfg(not(feature = "webrtc"))]
+fn webrtc_driver(
+    _plan: &NetPlan,
+    _seating: &Seating,
+    _config: NetConfig,
+    room: &Mutex<Option<Room>>,
+    _world: &mut World,
+) -> Result<Box<dyn TickDriver>> {
+    match room.lock().ok().and_then(|mut r| r.take()) {
+        Some(never) => match never {},
+        None => Err(lobby_failed("no WebRTC room in this build".into())),
+    }
 }
 
 /// Each later epoch's UDP socket: a free port, with this peer's faults.

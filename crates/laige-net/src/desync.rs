@@ -19,14 +19,14 @@ use crate::outcome::NetEnd;
 /// `{dump_prefix}-tick{N}.txt` (only the differing types' lines, broken
 /// down to the field) when a prefix is set.
 #[cold]
-pub(crate) fn report(
+pub(crate) fn report<A>(
     names: Option<&WorldSnapshot>,
     snap: Option<&WorldSnapshot>,
     tick: u64,
     (local, remote): (u128, u128),
     addr: &dyn Display,
     dump_prefix: Option<&str>,
-) -> NetEnd {
+) -> NetEnd<A> {
     let differing = names.map(|s| differing_lines(s, local, remote));
     let mut report = describe(tick, (local, remote), addr, differing.as_deref());
     if let (Some(prefix), Some(s)) = (dump_prefix, snap) {

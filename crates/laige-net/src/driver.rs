@@ -10,6 +10,7 @@ use laige_sim::{SystemSchedule, World};
 use crate::input::PlayerInput;
 use crate::outcome::{Advance, NetEnd, NetStats};
 use crate::session::NetDriver;
+use crate::transport::PeerAddr;
 
 /// What a loop that owns the world needs from a network session, object
 /// safe so the loop need not know the game's input type: one call per due
@@ -33,7 +34,7 @@ pub trait TickDriver {
     fn finish(&mut self) {}
 }
 
-impl<I: PlayerInput> TickDriver for NetDriver<I> {
+impl<I: PlayerInput, A: PeerAddr> TickDriver for NetDriver<I, A> {
     fn advance(&mut self, world: &mut World, schedule: &SystemSchedule) -> Result<Advance> {
         NetDriver::advance(self, world, schedule)
     }
@@ -105,7 +106,7 @@ impl fmt::Display for NetReport {
     }
 }
 
-impl fmt::Display for NetEnd {
+impl<A: fmt::Display> fmt::Display for NetEnd<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Disconnected { peer } => write!(f, "peer {peer} disconnected"),

@@ -57,3 +57,10 @@ pub const EPOCH_RESYNC: EventId = EventId::new("net", "epoch_resync");
 /// does not send to), `peer`, `total` (of that reason so far). Counted in
 /// [`NetStats`](crate::NetStats); the session plays on.
 pub const DATAGRAM_DROPPED: EventId = EventId::new("net", "datagram_dropped");
+/// `net/signaling_failed` (Error): a WebRTC room's signaling server could
+/// not be reached or closed the connection; fields `signal` (the room's
+/// URL), `why`.
+pub const SIGNALING_FAILED: EventId = EventId::new("net", "signaling_failed");
+/// `net/room_timeout`: a WebRTC room was not full within its timeout (the
+/// error names the URL, the timeout and how many players arrived).
+pub const ROOM_TIMEOUT: EventId = EventId::new("net", "room_timeout");

@@ -7,7 +7,8 @@
 //! In order of importance:
 //!
 //! 1. **[`NetSession`]**: a laige [`World`](laige_sim::World) run by a GGRS
-//!    session — P2P rollback (2–4 players over UDP), lockstep
+//!    session — P2P rollback (2–4 players over UDP, or WebRTC with the
+//!    `webrtc` feature: `WebRtcTransport`), lockstep
 //!    (`max_prediction: 0`), spectator, sync test — with whole-world
 //!    snapshots ([`laige_sim::snapshot`]) for every save and load GGRS asks
 //!    for, in order.
@@ -44,6 +45,8 @@ mod seal;
 mod seat;
 mod session;
 mod transport;
+#[cfg(feature = "webrtc")]
+mod webrtc;
 
 pub use config::{DESYNC_INTERVAL, MAX_PREDICTION, NetConfig};
 pub use driver::{NetReport, TickDriver};
@@ -57,7 +60,9 @@ pub use pace::TickPacer;
 pub use record::replay_session;
 pub use seal::{IntegrityStats, SealedSocket, SessionKey, TAG_BYTES};
 pub use seat::Seat;
-pub use transport::{Transport, UdpTransport};
+pub use transport::{PeerAddr, Transport, UdpTransport};
+#[cfg(feature = "webrtc")]
+pub use webrtc::{PeerId, WebRtcRoom, WebRtcTransport};
 
 /// The UDP socket of a session: [`UdpTransport`] datagrams, sealed.
 pub type UdpNonBlockingSocket = SealedSocket<UdpTransport>;

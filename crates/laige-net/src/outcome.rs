@@ -15,13 +15,14 @@ pub const EXIT_SYNC_TIMEOUT: u8 = 12;
 /// Exit code: a system failed (the engine's code for it).
 pub const EXIT_SYSTEM_FAILED: u8 = 3;
 
-/// Why a session ended, and its process exit code.
+/// Why a session ended, and its process exit code (`A`: the peers'
+/// address type, as the session's [`Seat`](crate::Seat)s).
 #[derive(Debug)]
-pub enum NetEnd {
+pub enum NetEnd<A = SocketAddr> {
     /// A peer disconnected or timed out (exit code 10).
     Disconnected {
         /// The peer's address.
-        peer: SocketAddr,
+        peer: A,
     },
     /// A desync (exit code 11): the report names the tick and, where it
     /// can, the component and the entity.
@@ -37,7 +38,7 @@ pub enum NetEnd {
     SystemFailed(Error),
 }
 
-impl NetEnd {
+impl<A> NetEnd<A> {
     /// The documented process exit code.
     #[must_use]
     pub fn exit_code(&self) -> u8 {

@@ -11,18 +11,20 @@ use crate::input::PlayerInput;
 use crate::outcome::{Advance, NetEnd, NetStats};
 use crate::seat::Seat;
 use crate::session::NetDriver;
+use crate::transport::PeerAddr;
 
 /// A laige world run by a GGRS session: P2P (rollback, or lockstep with
 /// `max_prediction: 0`), spectator or sync test. It owns the world and
 /// its schedule; call [`advance`](Self::advance) once per due tick (see
-/// [`NetDriver::advance`] for what one call does).
-pub struct NetSession<I: PlayerInput> {
-    driver: NetDriver<I>,
+/// [`NetDriver::advance`] for what one call does). `A` is the peers'
+/// address type ([`NetDriver`]'s).
+pub struct NetSession<I: PlayerInput, A: PeerAddr = SocketAddr> {
+    driver: NetDriver<I, A>,
     world: World,
     schedule: SystemSchedule,
 }
 
-impl<I: PlayerInput> std::fmt::Debug for NetSession<I> {
+impl<I: PlayerInput, A: PeerAddr> std::fmt::Debug for NetSession<I, A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NetSession")
             .field("tick", &self.world.tick())
@@ -31,10 +33,10 @@ impl<I: PlayerInput> std::fmt::Debug for NetSession<I> {
     }
 }
 
-impl<I: PlayerInput> NetSession<I> {
+impl<I: PlayerInput, A: PeerAddr> NetSession<I, A> {
     fn own(
         mut world: World,
-        make: impl FnOnce(&mut World) -> Result<NetDriver<I>>,
+        make: impl FnOnce(&mut World) -> Result<NetDriver<I, A>>,
     ) -> Result<Self> {
         let driver = make(&mut world)?;
         let schedule = world.schedule_systems();
@@ -52,8 +54,8 @@ impl<I: PlayerInput> NetSession<I> {
     pub fn p2p(
         world: World,
         config: NetConfig,
-        seats: &[Seat],
-        socket: crate::SealedSocket<impl crate::Transport<Addr = SocketAddr> + 'static>,
+        seats: &[Seat<A>],
+        socket: crate::SealedSocket<impl crate::Transport<Addr = A> + 'static>,
     ) -> Result<Self> {
         Self::own(world, |w| NetDriver::p2p(w, config, seats, socket))
     }
@@ -65,12 +67,14 @@ impl<I: PlayerInput> NetSession<I> {
     pub fn spectator(
         world: World,
         config: NetConfig,
-        host: SocketAddr,
-        socket: crate::SealedSocket<impl crate::Transport<Addr = SocketAddr> + 'static>,
+        host: A,
+        socket: crate::SealedSocket<impl crate::Transport<Addr = A> + 'static>,
     ) -> Result<Self> {
         Self::own(world, |w| NetDriver::spectator(w, config, host, socket))
     }
+}
 
+impl<I: PlayerInput> NetSession<I> {
     /// A player joining a running session ([`NetDriver::join`]) that owns
     /// `world`.
     ///
@@ -109,7 +113,9 @@ impl<I: PlayerInput> NetSession<I> {
     pub fn sync_test(world: World, config: NetConfig, check_distance: usize) -> Result<Self> {
         Self::own(world, |w| NetDriver::sync_test(w, config, check_distance))
     }
+}
 
+impl<I: PlayerInput, A: PeerAddr> NetSession<I, A> {
     /// Advances by one due tick ([`NetDriver::advance`]).
     ///
     /// # Errors
@@ -163,13 +169,13 @@ impl<I: PlayerInput> NetSession<I> {
 
     /// The driver, to enable epochs ([`NetDriver::host_epochs`],
     /// [`NetDriver::member_epochs`]) or read its epoch changes.
-    pub fn driver_mut(&mut self) -> &mut NetDriver<I> {
+    pub fn driver_mut(&mut self) -> &mut NetDriver<I, A> {
         &mut self.driver
     }
 
     /// The session without its world.
     #[must_use]
-    pub fn driver(&self) -> &NetDriver<I> {
+    pub fn driver(&self) -> &NetDriver<I, A> {
         &self.driver
     }
 
@@ -181,14 +187,14 @@ impl<I: PlayerInput> NetSession<I> {
 
     /// Why the session ended, once it has.
     #[must_use]
-    pub fn end(&self) -> Option<&NetEnd> {
+    pub fn end(&self) -> Option<&NetEnd<A>> {
         self.driver.end()
     }
 
     /// Why the session ended (consuming it; dropping a session closes its
     /// socket, which its peers see as a disconnect after their timeout).
     #[must_use]
-    pub fn into_end(self) -> Option<NetEnd> {
+    pub fn into_end(self) -> Option<NetEnd<A>> {
         self.driver.into_end()
     }
 

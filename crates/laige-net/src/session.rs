@@ -22,6 +22,7 @@ use crate::outcome::{Advance, NetEnd, NetStats};
 use crate::record::{self, SessionRecorder};
 use crate::seal::IntegrityStats;
 use crate::seat::Seat;
+use crate::transport::PeerAddr;
 
 mod epoch;
 mod start;
@@ -29,26 +30,31 @@ mod wire;
 
 pub use epoch::{EpochChange, EpochSocket, SocketFactory};
 
-/// GGRS's compile-time configuration for a game's input type: the state
-/// GGRS keeps per saved frame is only the ring slot (`u32`); the snapshot
-/// itself stays in laige's ring.
-pub struct GgrsConfig<I>(PhantomData<I>);
+/// GGRS's compile-time configuration for a game's input type and the
+/// peers' address type: the state GGRS keeps per saved frame is only the
+/// ring slot (`u32`); the snapshot itself stays in laige's ring.
+pub struct GgrsConfig<I, A = SocketAddr>(PhantomData<fn() -> (I, A)>);
 
-impl<I: PlayerInput> ggrs::Config for GgrsConfig<I> {
+impl<I: PlayerInput, A: PeerAddr> ggrs::Config for GgrsConfig<I, A> {
     type Input = I;
     type InputPredictor = ggrs::PredictRepeatLast;
     type State = u32;
-    type Address = SocketAddr;
+    type Address = A;
 }
 
-enum Kind<I: PlayerInput> {
+/// The epoch step a session with epochs runs before each tick (installed
+/// only by the `SocketAddr` sessions that enable epochs: their control
+/// link is TCP).
+type EpochHook<I, A> = fn(&mut NetDriver<I, A>, &mut World, &SystemSchedule) -> Option<Advance>;
+
+enum Kind<I: PlayerInput, A: PeerAddr = SocketAddr> {
     P2P {
-        session: Box<P2PSession<GgrsConfig<I>>>,
+        session: Box<P2PSession<GgrsConfig<I, A>>>,
         local: Vec<usize>,
     },
-    Spectator(Box<SpectatorSession<GgrsConfig<I>>>),
+    Spectator(Box<SpectatorSession<GgrsConfig<I, A>>>),
     SyncTest {
-        session: Box<SyncTestSession<GgrsConfig<I>>>,
+        session: Box<SyncTestSession<GgrsConfig<I, A>>>,
         check_distance: usize,
     },
     /// A joiner before its first epoch: no GGRS session yet.
@@ -69,13 +75,17 @@ enum Kind<I: PlayerInput> {
 /// to GGRS, and fulfils GGRS's requests in order: save (into the snapshot
 /// ring), load (a rollback), advance (write [`PlayerInputs`], run the
 /// systems once).
-pub struct NetDriver<I: PlayerInput> {
-    kind: Kind<I>,
+///
+/// `A` is the peers' address type: `SocketAddr` over UDP (the default;
+/// epochs, joins in progress and late spectators need it), a WebRTC peer
+/// id over WebRTC.
+pub struct NetDriver<I: PlayerInput, A: PeerAddr = SocketAddr> {
+    kind: Kind<I, A>,
     ring: SnapshotRing,
     /// The local player's input events, out of the world's queue.
     local_events: InputQueue,
     /// The spectators this peer serves: one that leaves ends nothing.
-    spectators: Vec<SocketAddr>,
+    spectators: Vec<A>,
     /// The session record ([`record_to`](Self::record_to)).
     recorder: Option<SessionRecorder>,
     /// The inputs of each tick's last simulation, by `tick % len`.
@@ -99,7 +109,7 @@ pub struct NetDriver<I: PlayerInput> {
     config: NetConfig,
     stats: NetStats,
     skip_credit: u32,
-    end: Option<NetEnd>,
+    end: Option<NetEnd<A>>,
     started: Instant,
     confirmed: Vec<(u64, u64)>,
     next_confirmed: u64,
@@ -107,7 +117,7 @@ pub struct NetDriver<I: PlayerInput> {
     dump_prefix: Option<String>,
     /// The room's seats as this peer sees them (`NetConfig::players` of
     /// them; a P2P session's players are the seats not empty).
-    roster: Vec<Seat>,
+    roster: Vec<Seat<A>>,
     /// The seat of each GGRS player handle.
     seat_of: Vec<usize>,
     /// The world tick of the GGRS session's frame 0 (the epoch's first
@@ -117,6 +127,8 @@ pub struct NetDriver<I: PlayerInput> {
     epoch: u32,
     /// The epoch control state, once enabled.
     epochs: Option<Box<epoch::Epochs>>,
+    /// The step that drives `epochs` (set with them).
+    epoch_hook: Option<EpochHook<I, A>>,
     changes: Vec<EpochChange>,
     /// Seats whose player GGRS disconnected while epochs are on: the host
     /// empties them in its next change (then they may be rejoined).
@@ -131,7 +143,7 @@ pub struct NetDriver<I: PlayerInput> {
     integrity: Vec<std::sync::Arc<crate::seal::Counters>>,
 }
 
-impl<I: PlayerInput> std::fmt::Debug for NetDriver<I> {
+impl<I: PlayerInput, A: PeerAddr> std::fmt::Debug for NetDriver<I, A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NetDriver")
             .field("stats", &self.stats)
@@ -145,7 +157,7 @@ fn ggrs_failed(err: &GgrsError) -> Error {
     Error::new(ErrorCode::Failed, events::SESSION_FAILED).with_detail(err.to_string())
 }
 
-impl<I: PlayerInput> NetDriver<I> {
+impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
     /// Records the session from here on: every confirmed tick's inputs of
     /// all players and the state hash after it, in laige-sim's replay
     /// format under `header` (the caller's backend, seed and config
@@ -220,13 +232,13 @@ impl<I: PlayerInput> NetDriver<I> {
 
     /// Why the session ended, once it has.
     #[must_use]
-    pub fn end(&self) -> Option<&NetEnd> {
+    pub fn end(&self) -> Option<&NetEnd<A>> {
         self.end.as_ref()
     }
 
     /// Why the session ended (consuming it).
     #[must_use]
-    pub fn into_end(self) -> Option<NetEnd> {
+    pub fn into_end(self) -> Option<NetEnd<A>> {
         self.end
     }
 
@@ -288,7 +300,9 @@ impl<I: PlayerInput> NetDriver<I> {
         if self.end.is_some() {
             return Ok(Advance::Ended);
         }
-        if let Some(advance) = self.epoch_step(world, schedule) {
+        if let Some(step) = self.epoch_hook
+            && let Some(advance) = step(self, world, schedule)
+        {
             return Ok(advance);
         }
         if !self.running() {
@@ -360,7 +374,7 @@ impl<I: PlayerInput> NetDriver<I> {
 
     fn add_input_and_advance(
         &mut self,
-    ) -> std::result::Result<Vec<GgrsRequest<GgrsConfig<I>>>, GgrsError> {
+    ) -> std::result::Result<Vec<GgrsRequest<GgrsConfig<I, A>>>, GgrsError> {
         let input = self.local_input;
         match &mut self.kind {
             Kind::P2P { session, local } => {
@@ -382,11 +396,11 @@ impl<I: PlayerInput> NetDriver<I> {
 
     fn fulfil(
         &mut self,
-        request: GgrsRequest<GgrsConfig<I>>,
+        request: GgrsRequest<GgrsConfig<I, A>>,
         world: &mut World,
         schedule: &SystemSchedule,
         ticked: &mut bool,
-    ) -> std::result::Result<(), NetEnd> {
+    ) -> std::result::Result<(), NetEnd<A>> {
         match request {
             GgrsRequest::SaveGameState { cell, frame } => {
                 let tick = self.base + frame_tick(frame);
@@ -472,7 +486,7 @@ impl<I: PlayerInput> NetDriver<I> {
         slot: usize,
         world: &World,
         hashed: bool,
-    ) -> std::result::Result<Option<u64>, NetEnd> {
+    ) -> std::result::Result<Option<u64>, NetEnd<A>> {
         if hashed {
             self.ring.save_hashed(slot, world).map(Some)
         } else {
@@ -571,7 +585,7 @@ impl<I: PlayerInput> NetDriver<I> {
 
     /// A P2P desync at `tick` (see [`desync::report`]).
     #[cold]
-    fn p2p_desync(&mut self, tick: u64, local: u128, remote: u128, addr: SocketAddr) -> NetEnd {
+    fn p2p_desync(&mut self, tick: u64, local: u128, remote: u128, addr: A) -> NetEnd<A> {
         let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
         let snap = self
             .ring
@@ -616,13 +630,17 @@ impl<I: PlayerInput> NetDriver<I> {
         // The seat of a remote player whose loss does not end the session:
         // with epochs on, any player but the host (seat 0, the
         // coordinator).
-        let lost_seat = |addr: SocketAddr| {
+        let lost_seat = |addr: &A| {
             epochs_on
-                .then(|| roster.iter().position(|s| *s == Seat::Remote(addr)))
+                .then(|| {
+                    roster
+                        .iter()
+                        .position(|s| matches!(s, Seat::Remote(a) if a == addr))
+                })
                 .flatten()
                 .filter(|&seat| seat != 0)
         };
-        let mut drain = |e: GgrsEvent<GgrsConfig<I>>| match e {
+        let mut drain = |e: GgrsEvent<GgrsConfig<I, A>>| match e {
             GgrsEvent::Synchronizing { .. } => {}
             GgrsEvent::Synchronized { addr } => {
                 event!(Info, events::SYNCHRONIZED, peer = %addr);
@@ -631,7 +649,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 // A spectator that left: the players play on.
                 event!(Warn, events::DISCONNECTED, peer = %addr, spectator = true);
             }
-            GgrsEvent::Disconnected { addr } => match lost_seat(addr) {
+            GgrsEvent::Disconnected { addr } => match lost_seat(&addr) {
                 // With epochs, a player who leaves empties its seat at
                 // the host's next change; the others play on.
                 Some(seat) => {

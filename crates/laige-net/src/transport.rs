@@ -2,7 +2,7 @@
 //! here; any unreliable, unordered datagram channel can implement it), and
 //! [`UdpTransport`], its UDP implementation.
 
-use std::fmt::Debug;
+use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::io::ErrorKind;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
@@ -23,6 +23,16 @@ pub trait Transport {
     /// nothing is waiting. Never blocks.
     fn recv_from(&mut self, buf: &mut [u8]) -> Option<(usize, Self::Addr)>;
 }
+
+/// The address of a session's peer, as GGRS keys its peers (a
+/// `SocketAddr` over UDP; a WebRTC peer id): shown in the session's
+/// events and its [`NetEnd`](crate::NetEnd).
+pub trait PeerAddr:
+    Clone + PartialEq + Eq + Hash + Send + Sync + Debug + Display + 'static
+{
+}
+
+impl<A: Clone + PartialEq + Eq + Hash + Send + Sync + Debug + Display + 'static> PeerAddr for A {}
 
 impl<T: Transport + ?Sized> Transport for Box<T> {
     type Addr = T::Addr;

@@ -160,6 +160,7 @@ impl<I: PlayerInput> NetDriver<I> {
             },
             sockets,
         )));
+        self.epoch_hook = Some(Self::epoch_step);
         Ok(())
     }
 
@@ -205,6 +206,7 @@ impl<I: PlayerInput> NetDriver<I> {
             Role::Peer { link, joined: true },
             sockets,
         )));
+        self.epoch_hook = Some(Self::epoch_step);
         Ok(())
     }
 
@@ -272,6 +274,7 @@ impl<I: PlayerInput> NetDriver<I> {
         );
         epochs.next = Some(socket);
         driver.epochs = Some(Box::new(epochs));
+        driver.epoch_hook = Some(Self::epoch_step);
         Ok(driver)
     }
 

@@ -1,7 +1,6 @@
 //! Starting a [`NetDriver`]: the GGRS session of each kind (P2P rollback
 //! or lockstep, spectator, sync test) and the driver's state around it.
 
-use std::net::SocketAddr;
 use std::time::Instant;
 
 use ggrs::{DesyncDetection, PlayerType, SessionBuilder};
@@ -10,22 +9,26 @@ use laige_sim::World;
 use laige_sim::input::InputQueue;
 use laige_sim::snapshot::SnapshotRing;
 
-use super::{GgrsConfig, Kind, NetDriver, epoch, ggrs_failed, install_inputs};
+use super::{GgrsConfig, Kind, NetDriver, ggrs_failed, install_inputs};
 use crate::config::{DESYNC_INTERVAL, NetConfig};
 use crate::events;
 use crate::input::{MAX_PLAYERS, PlayerInput, PlayerInputs};
 use crate::outcome::NetStats;
 use crate::seal::SealedSocket;
 use crate::seat::Seat;
-use crate::transport::Transport;
+use crate::transport::{PeerAddr, Transport};
 
 /// Extra frames a lagging spectator simulates per due tick.
 const SPECTATOR_CATCHUP: usize = 4;
 
-impl<I: PlayerInput> NetDriver<I> {
-    pub(super) fn builder(config: &NetConfig) -> Result<SessionBuilder<GgrsConfig<I>>> {
+/// A session's socket over any transport, boxed (an epoch's socket is
+/// the `SocketAddr` one).
+pub(super) type BoxedSocket<A> = SealedSocket<Box<dyn Transport<Addr = A>>>;
+
+impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
+    pub(super) fn builder(config: &NetConfig) -> Result<SessionBuilder<GgrsConfig<I, A>>> {
         config.validate()?;
-        SessionBuilder::<GgrsConfig<I>>::new()
+        SessionBuilder::<GgrsConfig<I, A>>::new()
             .with_num_players(config.players)
             .and_then(|b| b.with_fps(config.tick_rate_hz))
             .map(|b| {
@@ -41,13 +44,13 @@ impl<I: PlayerInput> NetDriver<I> {
     /// the host, it simulates that many extra frames per due tick (GGRS's
     /// default, 1, loses a spectator that stalls for a second: the host
     /// keeps 60 frames for it).
-    fn spectator_builder(config: &NetConfig) -> Result<SessionBuilder<GgrsConfig<I>>> {
+    fn spectator_builder(config: &NetConfig) -> Result<SessionBuilder<GgrsConfig<I, A>>> {
         Self::builder(config)?
             .with_catchup_speed(SPECTATOR_CATCHUP)
             .map_err(|e| ggrs_failed(&e))
     }
 
-    pub(super) fn build(world: &mut World, config: NetConfig, kind: Kind<I>) -> Result<Self> {
+    pub(super) fn build(world: &mut World, config: NetConfig, kind: Kind<I, A>) -> Result<Self> {
         let inputs_entity = install_inputs::<I>(world, config.players)?;
         world.check_snapshot_coverage()?;
         let save_slots = config.max_prediction.max(1) + 2;
@@ -89,6 +92,7 @@ impl<I: PlayerInput> NetDriver<I> {
             base: 0,
             epoch: 0,
             epochs: None,
+            epoch_hook: None,
             changes: Vec::new(),
             lost_seats: Vec::new(),
             pending_delay: None,
@@ -112,8 +116,8 @@ impl<I: PlayerInput> NetDriver<I> {
     pub fn p2p(
         world: &mut World,
         config: NetConfig,
-        seats: &[Seat],
-        socket: SealedSocket<impl Transport<Addr = SocketAddr> + 'static>,
+        seats: &[Seat<A>],
+        socket: SealedSocket<impl Transport<Addr = A> + 'static>,
     ) -> Result<Self> {
         let n_seats = seats
             .iter()
@@ -138,10 +142,10 @@ impl<I: PlayerInput> NetDriver<I> {
                 "at least one Seat::Local",
             ));
         }
-        let spectators: Vec<SocketAddr> = spectators
+        let spectators: Vec<A> = spectators
             .iter()
             .filter_map(|s| match s {
-                Seat::Spectator(addr) => Some(*addr),
+                Seat::Spectator(addr) => Some(addr.clone()),
                 _ => None,
             })
             .collect();
@@ -163,11 +167,11 @@ impl<I: PlayerInput> NetDriver<I> {
     /// players are the roster's seats that are not empty.
     pub(super) fn start_spectator(
         config: &NetConfig,
-        roster: &[Seat],
-        host: SocketAddr,
-        mut socket: epoch::EpochSocket,
-    ) -> Result<(Kind<I>, Vec<usize>)> {
-        socket.add_peers([host]);
+        roster: &[Seat<A>],
+        host: A,
+        mut socket: BoxedSocket<A>,
+    ) -> Result<(Kind<I, A>, Vec<usize>)> {
+        socket.add_peers([host.clone()]);
         let seat_of: Vec<usize> = (0..roster.len())
             .filter(|&s| roster[s] != Seat::Empty)
             .collect();
@@ -184,15 +188,15 @@ impl<I: PlayerInput> NetDriver<I> {
     /// each handle's seat.
     pub(super) fn start_p2p(
         config: &NetConfig,
-        roster: &[Seat],
-        spectators: &[SocketAddr],
-        mut socket: epoch::EpochSocket,
-    ) -> Result<(Kind<I>, Vec<usize>)> {
+        roster: &[Seat<A>],
+        spectators: &[A],
+        mut socket: BoxedSocket<A>,
+    ) -> Result<(Kind<I, A>, Vec<usize>)> {
         socket.add_peers(roster.iter().filter_map(|s| match s {
-            Seat::Remote(addr) | Seat::Spectator(addr) => Some(*addr),
+            Seat::Remote(addr) | Seat::Spectator(addr) => Some(addr.clone()),
             Seat::Local | Seat::Empty => None,
         }));
-        socket.add_peers(spectators.iter().copied());
+        socket.add_peers(spectators.iter().cloned());
         let seat_of: Vec<usize> = (0..roster.len())
             .filter(|&s| roster[s] != Seat::Empty)
             .collect();
@@ -206,9 +210,9 @@ impl<I: PlayerInput> NetDriver<I> {
             });
         let mut local = Vec::new();
         for (handle, &seat) in seat_of.iter().enumerate() {
-            let player = match roster[seat] {
-                Seat::Remote(addr) => PlayerType::Remote(addr),
-                Seat::Spectator(addr) => PlayerType::Spectator(addr),
+            let player = match &roster[seat] {
+                Seat::Remote(addr) => PlayerType::Remote(addr.clone()),
+                Seat::Spectator(addr) => PlayerType::Spectator(addr.clone()),
                 Seat::Local | Seat::Empty => {
                     local.push(handle);
                     PlayerType::Local
@@ -220,7 +224,7 @@ impl<I: PlayerInput> NetDriver<I> {
         }
         for (i, addr) in spectators.iter().enumerate() {
             builder = builder
-                .add_player(PlayerType::Spectator(*addr), seat_of.len() + i)
+                .add_player(PlayerType::Spectator(addr.clone()), seat_of.len() + i)
                 .map_err(|e| ggrs_failed(&e))?;
         }
         let session = builder
@@ -243,19 +247,22 @@ impl<I: PlayerInput> NetDriver<I> {
     pub fn spectator(
         world: &mut World,
         config: NetConfig,
-        host: SocketAddr,
-        socket: SealedSocket<impl Transport<Addr = SocketAddr> + 'static>,
+        host: A,
+        socket: SealedSocket<impl Transport<Addr = A> + 'static>,
     ) -> Result<Self> {
         let mut socket = socket.boxed();
-        socket.add_peers([host]);
+        socket.add_peers([host.clone()]);
         let counters = socket.counters();
-        let session = Self::spectator_builder(&config)?.start_spectator_session(host, socket);
+        let session =
+            Self::spectator_builder(&config)?.start_spectator_session(host.clone(), socket);
         let mut driver = Self::build(world, config, Kind::Spectator(Box::new(session)))?;
         driver.integrity.push(counters);
         driver.roster = vec![Seat::Remote(host); config.players];
         Ok(driver)
     }
+}
 
+impl<I: PlayerInput> NetDriver<I> {
     /// A sync test: every tick, roll back `check_distance` ticks and
     /// re-simulate them, comparing the state hashes; a difference ends the
     /// session with a report naming the component and the entity. All
