@@ -114,6 +114,10 @@ pub fn unoptimized_deps_config(profile: &str) -> Vec<String> {
     out
 }
 
+/// The features the workspace suite turns on beyond the defaults: the
+/// WebRTC transport of laige-net and the demo's `--net webrtc`.
+const WEBRTC: &str = "laige-net/webrtc,laige-demo/webrtc";
+
 /// The first line of a test file's `//!` doc comment (what it checks).
 fn test_summary(pkg: &str, test: &str) -> String {
     let path = root()
@@ -133,14 +137,18 @@ fn test_summary(pkg: &str, test: &str) -> String {
 pub fn test() -> anyhow::Result<()> {
     let mut failed = Vec::new();
 
-    // 1. The whole workspace suite (debug): unit, integration, doc tests.
+    // 1. The whole workspace suite (debug): unit, integration, doc tests,
+    //    with the `webrtc` feature of laige-net and the demo on, so that
+    //    their sessions over real WebRTC on loopback (`net_webrtc`,
+    //    `demo_webrtc`, a signaling server in the test process) run in the
+    //    same build instead of a second build of the crates above laige-net.
     let mut c = cargo();
-    c.args(["test", "--workspace", "--all-targets"]);
-    if !step("cargo test --workspace", c)? {
+    c.args(["test", "--workspace", "--all-targets", "--features", WEBRTC]);
+    if !step("cargo test --workspace (webrtc feature on)", c)? {
         failed.push("workspace tests".to_owned());
     }
     let mut c = cargo();
-    c.args(["test", "--workspace", "--doc"]);
+    c.args(["test", "--workspace", "--doc", "--features", WEBRTC]);
     if !step("cargo test --workspace --doc", c)? {
         failed.push("doc tests".to_owned());
     }
@@ -229,11 +237,8 @@ pub fn test() -> anyhow::Result<()> {
         failed.push("trace spans".to_owned());
     }
 
-    // The `webrtc` feature of laige-net and the demo (off in the workspace
-    //    build): linted, then sessions over real WebRTC on loopback with a
-    //    signaling server in the test process (laige-net's in-process pair,
-    //    the demo's two processes). One build of each with the feature.
-    const WEBRTC: &str = "laige-net/webrtc,laige-demo/webrtc";
+    // The `webrtc` feature of laige-net and the demo (off by default; its
+    //    tests ran in step 1): linted.
     let mut c = cargo();
     c.args([
         "clippy",
@@ -246,24 +251,6 @@ pub fn test() -> anyhow::Result<()> {
     c.args(["--features", WEBRTC, "--", "-D", "warnings"]);
     if !step("webrtc feature: clippy laige-net and laige-demo", c)? {
         failed.push("webrtc clippy".to_owned());
-    }
-    let mut c = cargo();
-    c.args([
-        "test",
-        "-p",
-        "laige-net",
-        "-p",
-        "laige-demo",
-        "--features",
-        WEBRTC,
-    ]);
-    c.args(["--test", "net_webrtc", "--test", "demo_webrtc"]);
-    let what = test_summary("laige-net", "net_webrtc");
-    if !step(
-        &format!("webrtc feature: net_webrtc, demo_webrtc: {what}"),
-        c,
-    )? {
-        failed.push("webrtc tests".to_owned());
     }
 
     // 2. Heavy tests (exhaustive math, 10M-frame stress): `#[ignore = "heavy..."]`,
