@@ -524,17 +524,21 @@ fn the_encoding_of_small_worlds_is_pinned() {
         churn.run_systems(&schedule).unwrap();
     }
     let bytes = encoded(&churn);
-    assert_eq!((bytes.len(), fnv1a(&bytes)),
+    assert_eq!(
+        (bytes.len(), fnv1a(&bytes)),
         (570, 12_090_478_631_266_518_309),
-        "churn world");
+        "churn world"
+    );
     let (mut fx, schedule) = workload_world::<Fpx16_16>(64);
     for _ in 0..10 {
         fx.run_systems(&schedule).unwrap();
     }
     let bytes = encoded(&fx);
-    assert_eq!((bytes.len(), fnv1a(&bytes)),
+    assert_eq!(
+        (bytes.len(), fnv1a(&bytes)),
         (2527, 17_809_236_421_443_696_725),
-        "Fpx16_16 workload");
+        "Fpx16_16 workload"
+    );
     // The pinned bytes decode into the world they came from.
     let (mut fresh, _) = workload_world::<Fpx16_16>(64);
     fresh.decode_snapshot(&bytes).unwrap();

@@ -100,26 +100,27 @@ impl SnapshotRing {
             write_name(&mut w, p.name);
             w.write_u64(p.layout);
         }
-        w.write_u64(snap.entities.len() as u64);
-        for e in &snap.entities {
-            w.write_u64(e.to_bits().get());
-        }
-        w.write_u64(snap.freelist.len() as u64);
-        for e in &snap.freelist {
-            w.write_u64(e.to_bits().get());
-        }
+        write_entities(&mut w, &snap.entities);
+        write_entities(&mut w, &snap.freelist);
         w.write_u32(len_u32(snap.archetypes.len()));
-        let mut types = Vec::new();
         for a in &snap.archetypes {
             w.write_u32(a.len);
             w.write_u32(a.types_len);
             // Ascending: hecs orders an archetype's types by `TypeId`,
-            // which differs from build to build; the bytes do not.
-            types.clear();
-            types.extend_from_slice(types_of(snap, a));
-            types.sort_unstable();
-            for &t in &types {
-                w.write_u16(t);
+            // which differs from build to build; the bytes do not. Each
+            // next one is the least above the last (an archetype's types
+            // are distinct and few), so nothing is allocated to sort them.
+            let types = types_of(snap, a);
+            let mut last = None;
+            for _ in types {
+                let next = types
+                    .iter()
+                    .copied()
+                    .filter(|&t| last.is_none_or(|l| t > l))
+                    .min()
+                    .unwrap_or_else(|| unreachable!("one per distinct type"));
+                w.write_u16(next);
+                last = Some(next);
             }
         }
         for (ops, column) in self.layout.components.iter().zip(&snap.columns) {
@@ -239,6 +240,15 @@ impl World {
         let mut ring = SnapshotRing::new(self, 1)?;
         ring.decode(0, self, bytes)?;
         ring.load(0, self)
+    }
+}
+
+/// A handle list: its length (`u64`), then each handle's bits (`u64`),
+/// written into a buffer sized once.
+fn write_entities(w: &mut StateWriter<'_>, entities: &[Entity]) {
+    w.write_u64(entities.len() as u64);
+    for (e, out) in entities.iter().zip(w.fixed_chunks(entities.len(), 8)) {
+        out.copy_from_slice(&e.to_bits().get().to_le_bytes());
     }
 }
 
@@ -565,20 +575,32 @@ fn read_entities(
                 "a count whose handles (8 bytes each) follow",
             )
         })?;
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        let at = r.position();
-        let bits = r.read_u64()?;
-        let e = Entity::from_bits(bits).ok_or_else(|| {
-            r.invalid(
-                at,
-                "entity handle",
-                u128::from(bits),
-                "a hecs entity handle (generation above 0)",
-            )
-        })?;
-        out.push(e);
+    let start = r.position();
+    let bytes = r.read_bytes(n * 8)?;
+    let handle = |b: &[u8]| {
+        let mut bits = [0; 8];
+        bits.copy_from_slice(b);
+        u64::from_le_bytes(bits)
+    };
+    // Every handle checked first, then all appended at once.
+    if let Some(i) = bytes
+        .chunks_exact(8)
+        .position(|b| Entity::from_bits(handle(b)).is_none())
+    {
+        let bits = handle(&bytes[i * 8..i * 8 + 8]);
+        return Err(r.invalid(
+            start + i * 8,
+            "entity handle",
+            u128::from(bits),
+            "a hecs entity handle (generation above 0)",
+        ));
     }
+    let mut out = Vec::with_capacity(n);
+    out.extend(
+        bytes
+            .chunks_exact(8)
+            .map(|b| Entity::from_bits(handle(b)).unwrap_or_else(|| unreachable!("checked above"))),
+    );
     Ok(out)
 }
 
