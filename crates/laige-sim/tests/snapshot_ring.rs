@@ -392,7 +392,10 @@ fn warm_encodes_into_a_reused_buffer_allocate_nothing() {
     }
     let counts = alloc_watch::disarm();
     assert_eq!(counts.allocations(), 0, "{counts:?}");
-    assert!(lengths[0] > 2_000 * 32 && lengths[1] > 2_000 * 32, "{lengths:?}");
+    assert!(
+        lengths[0] > 2_000 * 32 && lengths[1] > 2_000 * 32,
+        "{lengths:?}"
+    );
     assert!(lengths[2] > 0);
 }
 

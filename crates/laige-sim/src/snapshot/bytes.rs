@@ -162,10 +162,17 @@ impl SnapshotRing {
     /// keeps what it held then.
     pub fn decode(&mut self, slot: usize, world: &World, bytes: &[u8]) -> Result<()> {
         self.check(world, slot)?;
-        let mut snap = WorldSnapshot::new(self.layout.clone());
-        decode_into(&mut snap, world, bytes)?;
-        self.slots[slot] = snap;
-        Ok(())
+        let mut snap = self
+            .spare
+            .take()
+            .unwrap_or_else(|| WorldSnapshot::new(self.layout.clone()));
+        snap.reset_for_decode();
+        let decoded = decode_into(&mut snap, world, bytes);
+        if decoded.is_ok() {
+            std::mem::swap(&mut self.slots[slot], &mut snap);
+        }
+        self.spare = Some(snap);
+        decoded
     }
 
     fn check_encodable(&self, world: &World) -> Result<()> {
@@ -459,11 +466,12 @@ fn decode_body(
     check_registry(r, "snapshot part", &ours)?;
     // The entity allocator: live handles and the free list, whose ids
     // together are exactly 0..n (hecs allocates ids densely).
-    let live = read_entities(r, "live entity count")?;
-    let free = read_entities(r, "free list length")?;
+    read_entities(r, "live entity count", &mut snap.entities)?;
+    read_entities(r, "free list length", &mut snap.freelist)?;
+    let (live, free) = (&snap.entities, &snap.freelist);
     let total = live.len() + free.len();
     let mut seen = vec![false; total];
-    for (i, e) in live.iter().chain(&free).enumerate() {
+    for (i, e) in live.iter().chain(free).enumerate() {
         let id = e.id() as usize;
         if id >= total || seen[id] {
             return Err(r.invalid(
@@ -539,7 +547,7 @@ fn decode_body(
             types_len: n_types,
         });
     }
-    if rows != live.len() {
+    if rows != snap.entities.len() {
         return Err(r.invalid(
             at,
             "archetype rows",
@@ -547,8 +555,6 @@ fn decode_body(
             "as many rows as live entities",
         ));
     }
-    snap.entities = live;
-    snap.freelist = free;
     for ((ops, column), &n) in layout.components.iter().zip(&mut snap.columns).zip(&counts) {
         (ops.decode)(&mut **column, n, r)?;
     }
@@ -558,10 +564,13 @@ fn decode_body(
     Ok(())
 }
 
+/// Reads a handle list (its length, then each handle's bits) into `out`
+/// (emptied first).
 fn read_entities(
     r: &mut StateReader<'_>,
     what: &'static str,
-) -> std::result::Result<Vec<Entity>, DecodeError> {
+    out: &mut Vec<Entity>,
+) -> std::result::Result<(), DecodeError> {
     let at = r.position();
     let n = r.read_u64()?;
     let n = usize::try_from(n)
@@ -595,13 +604,14 @@ fn read_entities(
             "a hecs entity handle (generation above 0)",
         ));
     }
-    let mut out = Vec::with_capacity(n);
+    out.clear();
+    out.reserve(n);
     out.extend(
         bytes
             .chunks_exact(8)
             .map(|b| Entity::from_bits(handle(b)).unwrap_or_else(|| unreachable!("checked above"))),
     );
-    Ok(out)
+    Ok(())
 }
 
 /// Reads a registry list (count, then name and layout hash per entry) and
