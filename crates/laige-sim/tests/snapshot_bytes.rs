@@ -570,7 +570,10 @@ fn a_ring_reusing_its_decode_buffers_after_failures_decodes_exactly() {
             let len = (cut - SNAPSHOT_HEADER_LEN) as u64;
             bad[12..20].copy_from_slice(&len.to_le_bytes());
             reseal(&mut bad);
-            assert!(ring.decode(1, &world, &bad).is_err(), "round {round}, cut {cut}");
+            assert!(
+                ring.decode(1, &world, &bad).is_err(),
+                "round {round}, cut {cut}"
+            );
             if round > 0 {
                 // The slot still holds the previous round's decode.
                 assert_eq!(ring.get(1).unwrap().tick(), encodings[round - 1].0);

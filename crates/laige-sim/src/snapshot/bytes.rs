@@ -470,22 +470,37 @@ fn decode_body(
     read_entities(r, "free list length", &mut snap.freelist)?;
     let (live, free) = (&snap.entities, &snap.freelist);
     let total = live.len() + free.len();
-    let mut seen = vec![false; total];
-    for (i, e) in live.iter().chain(free).enumerate() {
-        let id = e.id() as usize;
-        if id >= total || seen[id] {
-            return Err(r.invalid(
-                0,
-                if i < live.len() {
-                    "live entity id"
-                } else {
-                    "free entity id"
-                },
-                u128::from(e.id()),
-                "ids that, live and free together, are each of 0..count exactly once",
-            ));
+    // `total` ids, each below `total`, that mark `total` distinct places
+    // are each of 0..total exactly once: one branch-free pass of marks and
+    // one (vectorized) count; only damaged bytes take the pass that names
+    // the first id out of range or seen twice.
+    let mut seen = vec![0_u8; total];
+    let mut in_range = true;
+    for e in live.iter().chain(free) {
+        match seen.get_mut(e.id() as usize) {
+            Some(mark) => *mark = 1,
+            None => in_range = false,
         }
-        seen[id] = true;
+    }
+    let distinct: usize = seen.iter().map(|&mark| usize::from(mark)).sum();
+    if !in_range || distinct != total {
+        seen.fill(0);
+        for (i, e) in live.iter().chain(free).enumerate() {
+            let id = e.id() as usize;
+            if id >= total || seen[id] != 0 {
+                return Err(r.invalid(
+                    0,
+                    if i < live.len() {
+                        "live entity id"
+                    } else {
+                        "free entity id"
+                    },
+                    u128::from(e.id()),
+                    "ids that, live and free together, are each of 0..count exactly once",
+                ));
+            }
+            seen[id] = 1;
+        }
     }
     // The archetype table: row counts and component type indices.
     let at = r.position();
@@ -591,10 +606,16 @@ fn read_entities(
         bits.copy_from_slice(b);
         u64::from_le_bytes(bits)
     };
-    // Every handle checked first, then all appended at once.
-    if let Some(i) = bytes
+    // Every handle checked first (a generation above 0: one branch-free,
+    // vectorized pass; only damaged bytes look for the first bad one),
+    // then all appended at once.
+    let valid = bytes
         .chunks_exact(8)
-        .position(|b| Entity::from_bits(handle(b)).is_none())
+        .fold(true, |ok, b| ok & (handle(b) >> 32 != 0));
+    if !valid
+        && let Some(i) = bytes
+            .chunks_exact(8)
+            .position(|b| Entity::from_bits(handle(b)).is_none())
     {
         let bits = handle(&bytes[i * 8..i * 8 + 8]);
         return Err(r.invalid(
