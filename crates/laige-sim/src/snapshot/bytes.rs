@@ -474,16 +474,15 @@ fn decode_body(
     // are each of 0..total exactly once: one branch-free pass of marks and
     // one (vectorized) count; only damaged bytes take the pass that names
     // the first id out of range or seen twice.
-    let mut seen = vec![0_u8; total];
-    let mut in_range = true;
-    for e in live.iter().chain(free) {
-        match seen.get_mut(e.id() as usize) {
-            Some(mark) => *mark = 1,
-            None => in_range = false,
+    // An id past the range marks the last place, which no valid id has.
+    let mut seen = vec![0_u8; total + 1];
+    for list in [live, free] {
+        for e in list {
+            seen[(e.id() as usize).min(total)] = 1;
         }
     }
-    let distinct: usize = seen.iter().map(|&mark| usize::from(mark)).sum();
-    if !in_range || distinct != total {
+    let distinct: usize = seen[..total].iter().map(|&mark| usize::from(mark)).sum();
+    if seen[total] != 0 || distinct != total {
         seen.fill(0);
         for (i, e) in live.iter().chain(free).enumerate() {
             let id = e.id() as usize;
