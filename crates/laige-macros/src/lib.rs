@@ -131,6 +131,7 @@ fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
     let decode = decode_body(&input, &krate);
     let layout = layout_body(&input, &krate);
     let field_types = all_fields(&input).map(|f| &f.ty);
+    let fixed = fixed_body(&input, &krate);
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics #krate::StateHash for #name #ty_generics #where_clause {
@@ -158,8 +159,60 @@ fn expand(mut input: DeriveInput) -> syn::Result<TokenStream2> {
             fn hash_layout(hasher: &mut #krate::StateHasher) {
                 #layout
             }
+            #fixed
         }
     })
+}
+
+/// A struct's `FIXED_SIZE`, `encode_fixed` and `decode_fixed`: its
+/// fields' fixed encodings one after the other, in declaration order (the
+/// bytes of `encode_state`); nothing for an enum (its encoding's length
+/// varies with the variant) or a union.
+fn fixed_body(input: &DeriveInput, krate: &syn::Path) -> TokenStream2 {
+    let Data::Struct(data) = &input.data else {
+        return TokenStream2::new();
+    };
+    let name = &input.ident;
+    let (pattern, bindings) = pattern(&data.fields);
+    let types: Vec<&syn::Type> = data.fields.iter().map(|f| &f.ty).collect();
+    let value = match &data.fields {
+        Fields::Named(named) => {
+            let names = named.named.iter().map(|f| f.ident.as_ref());
+            quote! { #name { #(#names: #bindings),* } }
+        }
+        Fields::Unnamed(_) => quote! { #name ( #(#bindings),* ) },
+        Fields::Unit => quote! { #name },
+    };
+    quote! {
+        const FIXED_SIZE: usize = #krate::fixed_size_of(
+            &[#(<#types as #krate::StateHash>::FIXED_SIZE),*],
+        );
+        #[inline]
+        fn encode_fixed(&self, out: &mut [u8]) {
+            let #name #pattern = self;
+            let rest = out;
+            #(
+                let ::core::option::Option::Some((part, rest)) =
+                    rest.split_at_mut_checked(<#types as #krate::StateHash>::FIXED_SIZE)
+                else {
+                    return;
+                };
+                <#types as #krate::StateHash>::encode_fixed(#bindings, part);
+            )*
+            let _ = rest;
+        }
+        #[inline]
+        fn decode_fixed(bytes: &[u8]) -> ::core::option::Option<Self> {
+            let rest = bytes;
+            #(
+                let (part, rest) =
+                    rest.split_at_checked(<#types as #krate::StateHash>::FIXED_SIZE)?;
+                let #bindings = <#types as #krate::StateHash>::decode_fixed(part)?;
+            )*
+            let _ = rest;
+            ::core::option::Option::Some(#value)
+        }
+    }
 }
 
 /// Which of the two encodings' sinks a body feeds: the canonical

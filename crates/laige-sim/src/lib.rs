@@ -129,7 +129,8 @@ pub use profiler::{
 pub use rng::SimRng;
 pub use state_hash::{
     DecodeError, DecodeErrorKind, FNV1A64_OFFSET, FNV1A64_PRIME, FieldHashes, StateHash,
-    StateHasher, StateReader, StateWriter, WordHasher, decode_exact, hash_of, layout_hash,
+    StateHasher, StateReader, StateWriter, WordHasher, decode_exact, fixed_size_of, hash_of,
+    layout_hash,
 };
 pub use system::{SystemContext, SystemSchedule};
 pub use world::{World, WorldConfig};

@@ -362,6 +362,44 @@ fn warm_saves_and_loads_allocate_nothing() {
 }
 
 #[test]
+fn warm_encodes_into_a_reused_buffer_allocate_nothing() {
+    let (mut world, schedule) = workload_world::<Fpx16_16>(2_000);
+    let (mut churn, churn_schedule) = churn_world();
+    for _ in 0..30 {
+        churn.run_systems(&churn_schedule).unwrap();
+    }
+    let mut ring = SnapshotRing::new(&world, 2).unwrap();
+    let mut churn_ring = SnapshotRing::new(&churn, 1).unwrap();
+    ring.save(0, &world).unwrap();
+    world.run_systems(&schedule).unwrap();
+    ring.save(1, &world).unwrap();
+    churn_ring.save(0, &churn).unwrap();
+    let mut bytes = Vec::new();
+    ring.encode(0, &world, &mut bytes).unwrap();
+    churn_ring.encode(0, &churn, &mut bytes).unwrap();
+    let mut lengths = [0; 3];
+    alloc_watch::arm();
+    for _ in 0..3 {
+        bytes.clear();
+        ring.encode(0, &world, &mut bytes).unwrap();
+        lengths[0] = bytes.len();
+        bytes.clear();
+        ring.encode(1, &world, &mut bytes).unwrap();
+        lengths[1] = bytes.len();
+        bytes.clear();
+        churn_ring.encode(0, &churn, &mut bytes).unwrap();
+        lengths[2] = bytes.len();
+    }
+    let counts = alloc_watch::disarm();
+    assert_eq!(counts.allocations(), 0, "{counts:?}");
+    assert!(
+        lengths[0] > 2_000 * 32 && lengths[1] > 2_000 * 32,
+        "{lengths:?}"
+    );
+    assert!(lengths[2] > 0);
+}
+
+#[test]
 fn warm_loads_across_structural_changes_allocate_nothing() {
     let (mut world, schedule) = churn_world();
     let mut ring = SnapshotRing::new(&world, 3).unwrap();

@@ -212,3 +212,129 @@ fn layouts_differ_where_encodings_differ() {
     );
     assert_eq!(a, layout_hash::<A>());
 }
+
+/// Every field with a fixed-size encoding: a column of it is written and
+/// read in bulk (`write_fixed`, `read_fixed`).
+#[derive(StateHash, Clone, Copy, Debug, PartialEq)]
+struct Fixed {
+    pos: Vec2<Fp32Pinned>,
+    id: u32,
+    flag: bool,
+    tag: char,
+    pair: (i8, u64),
+    wide: i128,
+    fx: Fpx16_16,
+}
+
+fn fixed() -> impl Strategy<Value = Fixed> {
+    (
+        (any::<u32>(), any::<u32>()),
+        any::<u32>(),
+        any::<bool>(),
+        any::<char>(),
+        (any::<i8>(), any::<u64>()),
+        any::<i128>(),
+        any::<i32>(),
+    )
+        .prop_map(|((x, y), id, flag, tag, pair, wide, fx)| Fixed {
+            pos: Vec2::new(Fp32Pinned::from_bits(x), Fp32Pinned::from_bits(y)),
+            id,
+            flag,
+            tag,
+            pair,
+            wide,
+            fx: Fpx16_16::from_raw(fx),
+        })
+}
+
+/// Reads `n` values one `decode_state` at a time (the reference of
+/// `read_fixed`).
+fn read_each<T: StateHash>(
+    bytes: &[u8],
+    n: usize,
+) -> (Result<(), laige_sim::DecodeError>, Vec<T>, usize) {
+    let mut r = StateReader::new(bytes);
+    let mut out = Vec::new();
+    for _ in 0..n {
+        match T::decode_state(&mut r) {
+            Ok(v) => out.push(v),
+            Err(e) => return (Err(e), out, r.position()),
+        }
+    }
+    (Ok(()), out, r.position())
+}
+
+fn read_bulk<T: StateHash>(
+    bytes: &[u8],
+    n: usize,
+) -> (Result<(), laige_sim::DecodeError>, Vec<T>, usize) {
+    let mut r = StateReader::new(bytes);
+    let mut out = Vec::new();
+    let res = r.read_fixed(n, &mut out);
+    (res, out, r.position())
+}
+
+#[test]
+fn fixed_sizes_are_the_encoded_lengths_where_every_value_has_one() {
+    assert_eq!(Fixed::FIXED_SIZE, 8 + 4 + 1 + 4 + 9 + 16 + 4);
+    assert_eq!(Pair::FIXED_SIZE, 5);
+    assert_eq!(<Vec2<Fpx16_16>>::FIXED_SIZE, 8);
+    assert_eq!(<(u16, bool)>::FIXED_SIZE, 3);
+    // Lengths that vary (an enum, an Option, a Vec, a field of them) or
+    // a type that does not say: no fixed size, read value by value.
+    assert_eq!(Shape::FIXED_SIZE, 0);
+    assert_eq!(<Body<Fpx16_16>>::FIXED_SIZE, 0);
+    assert_eq!(<Option<u32>>::FIXED_SIZE, 0);
+    assert_eq!(Unit::FIXED_SIZE, 0);
+    assert_eq!(Opaque::FIXED_SIZE, 0);
+    let nan = Fixed {
+        pos: Vec2::new(
+            Fp32Pinned::from_bits(0x7FC0_1234),
+            Fp32Pinned::from_bits(0x8000_0000),
+        ),
+        id: 1,
+        flag: true,
+        tag: 'é',
+        pair: (-1, u64::MAX),
+        wide: -2,
+        fx: Fpx16_16::from_raw(-3),
+    };
+    let mut bulk = Vec::new();
+    StateWriter::new(&mut bulk).write_fixed(&[nan]);
+    assert_eq!(bulk, encode(&nan), "a NaN is written canonical in bulk too");
+}
+
+proptest! {
+    /// The bulk column path writes the bytes of `encode_state` value by
+    /// value, and reads them back to the same values.
+    #[test]
+    fn bulk_columns_are_the_values_bytes(values in proptest::collection::vec(fixed(), 0..40)) {
+        let mut bulk = Vec::new();
+        StateWriter::new(&mut bulk).write_fixed(&values);
+        let each: Vec<u8> = values.iter().flat_map(encode).collect();
+        prop_assert_eq!(&bulk, &each);
+        let (res, back, at) = read_bulk::<Fixed>(&bulk, values.len());
+        prop_assert!(res.is_ok());
+        prop_assert_eq!(at, bulk.len());
+        prop_assert_eq!(back.iter().map(hash_of).collect::<Vec<_>>(), values.iter().map(hash_of).collect::<Vec<_>>());
+    }
+
+    /// On any bytes the bulk read gives what reading value by value
+    /// gives: the same values, the same error at the same offset, the
+    /// same position.
+    #[test]
+    fn bulk_reads_agree_with_value_by_value_reads(
+        bytes in proptest::collection::vec(any::<u8>(), 0..300),
+        n in 0_usize..12,
+    ) {
+        let (a, va, pa) = read_each::<Fixed>(&bytes, n);
+        let (b, vb, pb) = read_bulk::<Fixed>(&bytes, n);
+        prop_assert_eq!(a, b);
+        prop_assert_eq!(pa, pb);
+        prop_assert_eq!(va.iter().map(hash_of).collect::<Vec<_>>(), vb.iter().map(hash_of).collect::<Vec<_>>());
+        let (a, va, pa) = read_each::<(bool, u16)>(&bytes, n);
+        let (b, vb, pb) = read_bulk::<(bool, u16)>(&bytes, n);
+        prop_assert_eq!(a, b);
+        prop_assert_eq!((va, pa), (vb, pb));
+    }
+}

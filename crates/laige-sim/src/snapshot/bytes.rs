@@ -100,26 +100,27 @@ impl SnapshotRing {
             write_name(&mut w, p.name);
             w.write_u64(p.layout);
         }
-        w.write_u64(snap.entities.len() as u64);
-        for e in &snap.entities {
-            w.write_u64(e.to_bits().get());
-        }
-        w.write_u64(snap.freelist.len() as u64);
-        for e in &snap.freelist {
-            w.write_u64(e.to_bits().get());
-        }
+        write_entities(&mut w, &snap.entities);
+        write_entities(&mut w, &snap.freelist);
         w.write_u32(len_u32(snap.archetypes.len()));
-        let mut types = Vec::new();
         for a in &snap.archetypes {
             w.write_u32(a.len);
             w.write_u32(a.types_len);
             // Ascending: hecs orders an archetype's types by `TypeId`,
-            // which differs from build to build; the bytes do not.
-            types.clear();
-            types.extend_from_slice(types_of(snap, a));
-            types.sort_unstable();
-            for &t in &types {
-                w.write_u16(t);
+            // which differs from build to build; the bytes do not. Each
+            // next one is the least above the last (an archetype's types
+            // are distinct and few), so nothing is allocated to sort them.
+            let types = types_of(snap, a);
+            let mut last = None;
+            for _ in types {
+                let next = types
+                    .iter()
+                    .copied()
+                    .filter(|&t| last.is_none_or(|l| t > l))
+                    .min()
+                    .unwrap_or_else(|| unreachable!("one per distinct type"));
+                w.write_u16(next);
+                last = Some(next);
             }
         }
         for (ops, column) in self.layout.components.iter().zip(&snap.columns) {
@@ -161,10 +162,17 @@ impl SnapshotRing {
     /// keeps what it held then.
     pub fn decode(&mut self, slot: usize, world: &World, bytes: &[u8]) -> Result<()> {
         self.check(world, slot)?;
-        let mut snap = WorldSnapshot::new(self.layout.clone());
-        decode_into(&mut snap, world, bytes)?;
-        self.slots[slot] = snap;
-        Ok(())
+        let mut snap = self
+            .spare
+            .take()
+            .unwrap_or_else(|| WorldSnapshot::new(self.layout.clone()));
+        snap.reset_for_decode();
+        let decoded = decode_into(&mut snap, world, bytes);
+        if decoded.is_ok() {
+            std::mem::swap(&mut self.slots[slot], &mut snap);
+        }
+        self.spare = Some(snap);
+        decoded
     }
 
     fn check_encodable(&self, world: &World) -> Result<()> {
@@ -239,6 +247,15 @@ impl World {
         let mut ring = SnapshotRing::new(self, 1)?;
         ring.decode(0, self, bytes)?;
         ring.load(0, self)
+    }
+}
+
+/// A handle list: its length (`u64`), then each handle's bits (`u64`),
+/// written into a buffer sized once.
+fn write_entities(w: &mut StateWriter<'_>, entities: &[Entity]) {
+    w.write_u64(entities.len() as u64);
+    for (e, out) in entities.iter().zip(w.fixed_chunks(entities.len(), 8)) {
+        out.copy_from_slice(&e.to_bits().get().to_le_bytes());
     }
 }
 
@@ -449,25 +466,40 @@ fn decode_body(
     check_registry(r, "snapshot part", &ours)?;
     // The entity allocator: live handles and the free list, whose ids
     // together are exactly 0..n (hecs allocates ids densely).
-    let live = read_entities(r, "live entity count")?;
-    let free = read_entities(r, "free list length")?;
+    read_entities(r, "live entity count", &mut snap.entities)?;
+    read_entities(r, "free list length", &mut snap.freelist)?;
+    let (live, free) = (&snap.entities, &snap.freelist);
     let total = live.len() + free.len();
-    let mut seen = vec![false; total];
-    for (i, e) in live.iter().chain(&free).enumerate() {
-        let id = e.id() as usize;
-        if id >= total || seen[id] {
-            return Err(r.invalid(
-                0,
-                if i < live.len() {
-                    "live entity id"
-                } else {
-                    "free entity id"
-                },
-                u128::from(e.id()),
-                "ids that, live and free together, are each of 0..count exactly once",
-            ));
+    // `total` ids, each below `total`, that mark `total` distinct places
+    // are each of 0..total exactly once: one branch-free pass of marks and
+    // one (vectorized) count; only damaged bytes take the pass that names
+    // the first id out of range or seen twice.
+    // An id past the range marks the last place, which no valid id has.
+    let mut seen = vec![0_u8; total + 1];
+    for list in [live, free] {
+        for e in list {
+            seen[(e.id() as usize).min(total)] = 1;
         }
-        seen[id] = true;
+    }
+    let distinct: usize = seen[..total].iter().map(|&mark| usize::from(mark)).sum();
+    if seen[total] != 0 || distinct != total {
+        seen.fill(0);
+        for (i, e) in live.iter().chain(free).enumerate() {
+            let id = e.id() as usize;
+            if id >= total || seen[id] != 0 {
+                return Err(r.invalid(
+                    0,
+                    if i < live.len() {
+                        "live entity id"
+                    } else {
+                        "free entity id"
+                    },
+                    u128::from(e.id()),
+                    "ids that, live and free together, are each of 0..count exactly once",
+                ));
+            }
+            seen[id] = 1;
+        }
     }
     // The archetype table: row counts and component type indices.
     let at = r.position();
@@ -529,7 +561,7 @@ fn decode_body(
             types_len: n_types,
         });
     }
-    if rows != live.len() {
+    if rows != snap.entities.len() {
         return Err(r.invalid(
             at,
             "archetype rows",
@@ -537,8 +569,6 @@ fn decode_body(
             "as many rows as live entities",
         ));
     }
-    snap.entities = live;
-    snap.freelist = free;
     for ((ops, column), &n) in layout.components.iter().zip(&mut snap.columns).zip(&counts) {
         (ops.decode)(&mut **column, n, r)?;
     }
@@ -548,10 +578,13 @@ fn decode_body(
     Ok(())
 }
 
+/// Reads a handle list (its length, then each handle's bits) into `out`
+/// (emptied first).
 fn read_entities(
     r: &mut StateReader<'_>,
     what: &'static str,
-) -> std::result::Result<Vec<Entity>, DecodeError> {
+    out: &mut Vec<Entity>,
+) -> std::result::Result<(), DecodeError> {
     let at = r.position();
     let n = r.read_u64()?;
     let n = usize::try_from(n)
@@ -565,21 +598,40 @@ fn read_entities(
                 "a count whose handles (8 bytes each) follow",
             )
         })?;
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        let at = r.position();
-        let bits = r.read_u64()?;
-        let e = Entity::from_bits(bits).ok_or_else(|| {
-            r.invalid(
-                at,
-                "entity handle",
-                u128::from(bits),
-                "a hecs entity handle (generation above 0)",
-            )
-        })?;
-        out.push(e);
+    let start = r.position();
+    let bytes = r.read_bytes(n * 8)?;
+    let handle = |b: &[u8]| {
+        let mut bits = [0; 8];
+        bits.copy_from_slice(b);
+        u64::from_le_bytes(bits)
+    };
+    // Every handle checked first (a generation above 0: one branch-free,
+    // vectorized pass; only damaged bytes look for the first bad one),
+    // then all appended at once.
+    let valid = bytes
+        .chunks_exact(8)
+        .fold(true, |ok, b| ok & (handle(b) >> 32 != 0));
+    if !valid
+        && let Some(i) = bytes
+            .chunks_exact(8)
+            .position(|b| Entity::from_bits(handle(b)).is_none())
+    {
+        let bits = handle(&bytes[i * 8..i * 8 + 8]);
+        return Err(r.invalid(
+            start + i * 8,
+            "entity handle",
+            u128::from(bits),
+            "a hecs entity handle (generation above 0)",
+        ));
     }
-    Ok(out)
+    out.clear();
+    out.reserve(n);
+    out.extend(
+        bytes
+            .chunks_exact(8)
+            .map(|b| Entity::from_bits(handle(b)).unwrap_or_else(|| unreachable!("checked above"))),
+    );
+    Ok(())
 }
 
 /// Reads a registry list (count, then name and layout hash per entry) and

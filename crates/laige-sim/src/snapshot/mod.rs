@@ -106,6 +106,27 @@ impl WorldSnapshot {
         }
     }
 
+    /// Empties the snapshot for a decode, keeping its column and handle
+    /// buffers; its parts start from their defaults (a part's decoder
+    /// reads into a fresh value, as it always has).
+    fn reset_for_decode(&mut self) {
+        self.filled = false;
+        self.tick = 0;
+        self.state_hash = 0;
+        self.hashed = false;
+        self.layout_key = (0, 0);
+        self.entities.clear();
+        self.freelist.clear();
+        self.archetypes.clear();
+        self.archetype_types.clear();
+        for column in &mut self.columns {
+            column.clear();
+        }
+        for (ops, saved) in self.layout.parts.iter().zip(&mut self.parts) {
+            *saved = (ops.new_saved)();
+        }
+    }
+
     /// Whether the slot holds a saved state.
     #[must_use]
     pub fn is_filled(&self) -> bool {
@@ -164,6 +185,10 @@ pub struct SnapshotRing {
     /// A rebuilding load's saved live handles in reverse spawn order (the
     /// free list that makes each spawn yield its saved handle).
     spawn_order: Vec<Entity>,
+    /// The snapshot a [`decode`](Self::decode) fills before it becomes
+    /// the slot (the slot's old buffers become the next decode's): warm
+    /// decodes reuse their column and handle buffers.
+    spare: Option<WorldSnapshot>,
 }
 
 impl fmt::Debug for SnapshotRing {
@@ -220,6 +245,7 @@ impl SnapshotRing {
             free: Vec::new(),
             handles_key: None,
             spawn_order: Vec::new(),
+            spare: None,
         })
     }
 

@@ -70,9 +70,7 @@ pub(crate) struct ComponentOps {
 }
 
 fn encode_column<T: Component + StateHash>(saved: &dyn SavedColumn, out: &mut StateWriter<'_>) {
-    for v in column::<T>(saved) {
-        v.encode_state(out);
-    }
+    out.write_fixed(column::<T>(saved));
 }
 
 fn decode_column<T: Component + StateHash>(
@@ -84,13 +82,8 @@ fn decode_column<T: Component + StateHash>(
         .as_any_mut()
         .downcast_mut::<Vec<T>>()
         .unwrap_or_else(|| unreachable!("a saved column holds its own type"));
-    // Bounded by the input: a count the bytes cannot hold is refused by
-    // the caller before this reserves anything.
-    saved.reserve(n.min(input.remaining()));
-    for _ in 0..n {
-        saved.push(T::decode_state(input)?);
-    }
-    Ok(())
+    // Reserves no more than the input can hold.
+    input.read_fixed(n, saved)
 }
 
 fn column<T: 'static>(saved: &dyn SavedColumn) -> &Vec<T> {

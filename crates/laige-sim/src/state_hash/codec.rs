@@ -10,6 +10,8 @@
 
 use std::fmt;
 
+use super::StateHash;
+
 /// Appends a value's canonical encoding (little-endian integers at their
 /// declared width, the module docs of [`StateHash`](super::StateHash)) to
 /// a byte buffer.
@@ -68,6 +70,55 @@ impl<'a> StateWriter<'a> {
     #[inline]
     pub fn write_u128(&mut self, v: u128) {
         self.write_bytes(&v.to_le_bytes());
+    }
+
+    /// Appends the encoding of every value of `values`, in order: the
+    /// bytes of [`encode_state`](StateHash::encode_state) of each, written
+    /// through [`encode_fixed`](StateHash::encode_fixed) into a buffer
+    /// sized once when `T` has a [`FIXED_SIZE`](StateHash::FIXED_SIZE)
+    /// (one little-endian store per field, no per-value length check; the
+    /// same code and the same bytes on every target), value by value
+    /// otherwise.
+    ///
+    /// ```
+    /// use laige_core::{Fpx16_16, Vec2};
+    /// use laige_sim::{StateHash, StateWriter};
+    /// let values = [Vec2::new(Fpx16_16::ONE, -Fpx16_16::ONE), Vec2::ZERO];
+    /// let (mut bulk, mut each) = (Vec::new(), Vec::new());
+    /// StateWriter::new(&mut bulk).write_fixed(&values);
+    /// for v in &values {
+    ///     v.encode_state(&mut StateWriter::new(&mut each));
+    /// }
+    /// assert_eq!(bulk, each);
+    /// assert_eq!(bulk.len(), 16);
+    /// ```
+    #[inline]
+    pub fn write_fixed<T: StateHash>(&mut self, values: &[T]) {
+        if T::FIXED_SIZE == 0 {
+            for v in values {
+                v.encode_state(self);
+            }
+            return;
+        }
+        for (v, out) in values
+            .iter()
+            .zip(self.fixed_chunks(values.len(), T::FIXED_SIZE))
+        {
+            v.encode_fixed(out);
+        }
+    }
+
+    /// Extends the buffer by `n` chunks of `size` (> 0) zero bytes and
+    /// returns them, to be overwritten in order.
+    #[inline]
+    pub(crate) fn fixed_chunks(
+        &mut self,
+        n: usize,
+        size: usize,
+    ) -> std::slice::ChunksExactMut<'_, u8> {
+        let start = self.out.len();
+        self.out.resize(start + n * size, 0);
+        self.out[start..].chunks_exact_mut(size)
     }
 
     /// The bytes written so far, with what the buffer held before.
@@ -304,6 +355,69 @@ impl<'a> StateReader<'a> {
                 },
             }),
         }
+    }
+
+    /// Reads `n` values and appends them to `into`: through
+    /// [`decode_fixed`](StateHash::decode_fixed) over the whole run of
+    /// bytes at once when `T` has a [`FIXED_SIZE`](StateHash::FIXED_SIZE)
+    /// (the count bounded by the input once, every value checked first,
+    /// then all appended; a type whose every bit pattern is a value skips
+    /// the check), value by value through
+    /// [`decode_state`](StateHash::decode_state) otherwise and from the
+    /// first value that does not decode (so the error names it as
+    /// `decode_state` does). Nothing is reserved past what the input can
+    /// hold.
+    ///
+    /// ```
+    /// use laige_sim::StateReader;
+    /// let mut r = StateReader::new(&[1, 0, 2, 0, 3]);
+    /// let mut values: Vec<u16> = Vec::new();
+    /// r.read_fixed(2, &mut values).unwrap();
+    /// assert_eq!(values, [1, 2]);
+    /// assert!(r.read_fixed(1, &mut values).is_err()); // 1 byte left
+    /// let mut flags: Vec<bool> = Vec::new();
+    /// let err = StateReader::new(&[1, 0, 7]).read_fixed(3, &mut flags).unwrap_err();
+    /// assert_eq!(err.offset, 2); // the bool of 7
+    /// ```
+    ///
+    /// # Errors
+    /// As [`decode_state`](StateHash::decode_state) of the first value
+    /// that does not decode; `into` then holds the values before it.
+    pub fn read_fixed<T: StateHash>(
+        &mut self,
+        n: usize,
+        into: &mut Vec<T>,
+    ) -> Result<(), DecodeError> {
+        let size = T::FIXED_SIZE;
+        let len = n
+            .checked_mul(size)
+            .filter(|&len| size > 0 && len <= self.remaining());
+        let mut done = 0;
+        if let Some(len) = len {
+            let bytes = &self.bytes[self.pos..self.pos + len];
+            // The values that decode, up to the first that does not (for a
+            // type whose every bit pattern is a value this folds to `n`).
+            let valid = bytes
+                .chunks_exact(size)
+                .position(|b| T::decode_fixed(b).is_none())
+                .unwrap_or(n);
+            into.reserve(valid);
+            // `map` over exact chunks has a trusted length: the values are
+            // written without a capacity check each.
+            into.extend(
+                bytes[..valid * size]
+                    .chunks_exact(size)
+                    .map(|b| T::decode_fixed(b).unwrap_or_else(|| unreachable!("checked above"))),
+            );
+            done = valid;
+            self.pos += valid * size;
+        } else {
+            into.reserve(n.min(self.remaining()));
+        }
+        for _ in done..n {
+            into.push(T::decode_state(self)?);
+        }
+        Ok(())
     }
 
     /// An [`DecodeErrorKind::Invalid`] error for a value read at `offset`.

@@ -251,6 +251,42 @@ pub trait StateHash {
         })
     }
 
+    /// The length in bytes of every value's encoding when it is the same
+    /// for every value of the type (the integers, `bool`, `char`, the
+    /// scalars, `Vec2`/`Vec3`, tuples of such types, and
+    /// derived structs whose fields all have one); 0 (the default) when it
+    /// varies or the type does not say. Where it is not 0,
+    /// [`encode_fixed`](Self::encode_fixed) and
+    /// [`decode_fixed`](Self::decode_fixed) must write and read exactly
+    /// the bytes of [`encode_state`](Self::encode_state): an encoded
+    /// snapshot then writes and reads a whole column through them at once
+    /// ([`StateWriter::write_fixed`], [`StateReader::read_fixed`]: the
+    /// buffer sized once, no per-value length checks).
+    const FIXED_SIZE: usize = 0;
+
+    /// Writes the encoding into `out`, which is exactly
+    /// [`FIXED_SIZE`](Self::FIXED_SIZE) bytes long: the bytes
+    /// [`encode_state`](Self::encode_state) appends. Only called where
+    /// `FIXED_SIZE` is not 0; the default writes nothing.
+    #[inline]
+    fn encode_fixed(&self, out: &mut [u8]) {
+        let _ = out;
+    }
+
+    /// Reads a value from exactly [`FIXED_SIZE`](Self::FIXED_SIZE)
+    /// bytes; `None` for bytes that are no value of the type (a `bool` of
+    /// 2): [`decode_state`](Self::decode_state) of the same bytes then
+    /// names what is wrong. Only called where `FIXED_SIZE` is not 0; the
+    /// default is `None` (every value read through `decode_state`).
+    #[inline]
+    fn decode_fixed(bytes: &[u8]) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = bytes;
+        None
+    }
+
     /// Feeds a description of the type's encoding (its name, its fields'
     /// names and their layouts, in order) into `hasher`: two builds whose
     /// layout hashes of a type differ cannot read each other's encoding
@@ -269,6 +305,24 @@ pub fn layout_hash<T: StateHash>() -> u64 {
     let mut h = StateHasher::default();
     T::hash_layout(&mut h);
     h.finish()
+}
+
+/// The [`StateHash::FIXED_SIZE`] of a value made of fields whose fixed
+/// sizes are `sizes`, in order: their sum, or 0 when one of them is 0 (or
+/// there are none).
+#[doc(hidden)]
+#[must_use]
+pub const fn fixed_size_of(sizes: &[usize]) -> usize {
+    let mut sum = 0_usize;
+    let mut i = 0;
+    while i < sizes.len() {
+        if sizes[i] == 0 {
+            return 0;
+        }
+        sum += sizes[i];
+        i += 1;
+    }
+    sum
 }
 
 /// Decodes one `T` from all of `bytes` (nothing may follow it).
@@ -509,6 +563,17 @@ macro_rules! impl_int {
                     input.invalid(at, stringify!($t), u128::from(raw), "a value that fits the platform's pointer width")
                 })
             }
+            const FIXED_SIZE: usize = size_of::<$as>();
+            #[inline]
+            fn encode_fixed(&self, out: &mut [u8]) {
+                #[allow(clippy::cast_sign_loss, clippy::cast_possible_wrap, reason = "bit-preserving reinterpretation at the declared width")]
+                out.copy_from_slice(&(*self as $as).to_le_bytes());
+            }
+            #[inline]
+            fn decode_fixed(bytes: &[u8]) -> Option<Self> {
+                let dec: fn($as) -> Option<$t> = $dec;
+                dec(<$as>::from_le_bytes(bytes.try_into().ok()?))
+            }
             fn hash_layout(hasher: &mut StateHasher) {
                 hasher.write_bytes(stringify!($t).as_bytes());
             }
@@ -558,6 +623,19 @@ impl StateHash for bool {
             v => Err(input.invalid(at, "bool", u128::from(v), "0 or 1")),
         }
     }
+    const FIXED_SIZE: usize = 1;
+    #[inline]
+    fn encode_fixed(&self, out: &mut [u8]) {
+        out.copy_from_slice(&[u8::from(*self)]);
+    }
+    #[inline]
+    fn decode_fixed(bytes: &[u8]) -> Option<Self> {
+        match bytes {
+            [0] => Some(false),
+            [1] => Some(true),
+            _ => None,
+        }
+    }
     fn hash_layout(hasher: &mut StateHasher) {
         hasher.write_bytes(b"bool");
     }
@@ -585,6 +663,15 @@ impl StateHash for char {
         let v = input.read_u32()?;
         char::from_u32(v)
             .ok_or_else(|| input.invalid(at, "char", u128::from(v), "a Unicode scalar value"))
+    }
+    const FIXED_SIZE: usize = 4;
+    #[inline]
+    fn encode_fixed(&self, out: &mut [u8]) {
+        out.copy_from_slice(&u32::from(*self).to_le_bytes());
+    }
+    #[inline]
+    fn decode_fixed(bytes: &[u8]) -> Option<Self> {
+        char::from_u32(u32::from_le_bytes(bytes.try_into().ok()?))
     }
     fn hash_layout(hasher: &mut StateHasher) {
         hasher.write_bytes(b"char");
@@ -625,6 +712,17 @@ impl StateHash for Fpx16_16 {
     fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
         Ok(Fpx16_16::from_raw(input.read_u32()?.cast_signed()))
     }
+    const FIXED_SIZE: usize = 4;
+    #[inline]
+    fn encode_fixed(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_hash_bits().to_le_bytes());
+    }
+    #[inline]
+    fn decode_fixed(bytes: &[u8]) -> Option<Self> {
+        Some(Fpx16_16::from_raw(i32::from_le_bytes(
+            bytes.try_into().ok()?,
+        )))
+    }
     fn hash_layout(hasher: &mut StateHasher) {
         hasher.write_bytes(b"Fpx16_16");
     }
@@ -649,6 +747,17 @@ impl StateHash for Fp32Pinned {
     }
     fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
         Ok(Fp32Pinned::from_bits(input.read_u32()?))
+    }
+    const FIXED_SIZE: usize = 4;
+    #[inline]
+    fn encode_fixed(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_hash_bits().to_le_bytes());
+    }
+    #[inline]
+    fn decode_fixed(bytes: &[u8]) -> Option<Self> {
+        Some(Fp32Pinned::from_bits(u32::from_le_bytes(
+            bytes.try_into().ok()?,
+        )))
     }
     fn hash_layout(hasher: &mut StateHasher) {
         hasher.write_bytes(b"Fp32Pinned");
@@ -678,6 +787,22 @@ impl<S: StateHash> StateHash for Vec2<S> {
         Ok(Vec2 {
             x,
             y: S::decode_state(input)?,
+        })
+    }
+    const FIXED_SIZE: usize = fixed_size_of(&[S::FIXED_SIZE, S::FIXED_SIZE]);
+    #[inline]
+    fn encode_fixed(&self, out: &mut [u8]) {
+        if let Some((x, y)) = out.split_at_mut_checked(S::FIXED_SIZE) {
+            self.x.encode_fixed(x);
+            self.y.encode_fixed(y);
+        }
+    }
+    #[inline]
+    fn decode_fixed(bytes: &[u8]) -> Option<Self> {
+        let (x, y) = bytes.split_at_checked(S::FIXED_SIZE)?;
+        Some(Vec2 {
+            x: S::decode_fixed(x)?,
+            y: S::decode_fixed(y)?,
         })
     }
     fn hash_layout(hasher: &mut StateHasher) {
@@ -717,6 +842,27 @@ impl<S: StateHash> StateHash for Vec3<S> {
             x,
             y,
             z: S::decode_state(input)?,
+        })
+    }
+    const FIXED_SIZE: usize = fixed_size_of(&[S::FIXED_SIZE, S::FIXED_SIZE, S::FIXED_SIZE]);
+    #[inline]
+    fn encode_fixed(&self, out: &mut [u8]) {
+        if let Some((x, yz)) = out.split_at_mut_checked(S::FIXED_SIZE)
+            && let Some((y, z)) = yz.split_at_mut_checked(S::FIXED_SIZE)
+        {
+            self.x.encode_fixed(x);
+            self.y.encode_fixed(y);
+            self.z.encode_fixed(z);
+        }
+    }
+    #[inline]
+    fn decode_fixed(bytes: &[u8]) -> Option<Self> {
+        let (x, yz) = bytes.split_at_checked(S::FIXED_SIZE)?;
+        let (y, z) = yz.split_at_checked(S::FIXED_SIZE)?;
+        Some(Vec3 {
+            x: S::decode_fixed(x)?,
+            y: S::decode_fixed(y)?,
+            z: S::decode_fixed(z)?,
         })
     }
     fn hash_layout(hasher: &mut StateHasher) {
@@ -932,6 +1078,29 @@ macro_rules! impl_tuple {
             }
             fn decode_state(input: &mut StateReader<'_>) -> Result<Self, DecodeError> {
                 Ok(($($name::decode_state(input)?,)+))
+            }
+            const FIXED_SIZE: usize = fixed_size_of(&[$($name::FIXED_SIZE),+]);
+            #[inline]
+            fn encode_fixed(&self, out: &mut [u8]) {
+                let rest = out;
+                $(
+                    let Some((part, rest)) = rest.split_at_mut_checked($name::FIXED_SIZE) else {
+                        return;
+                    };
+                    self.$idx.encode_fixed(part);
+                )+
+                let _ = rest;
+            }
+            #[inline]
+            #[allow(non_snake_case, reason = "each value bound by its type parameter's name")]
+            fn decode_fixed(bytes: &[u8]) -> Option<Self> {
+                let rest = bytes;
+                $(
+                    let (part, rest) = rest.split_at_checked($name::FIXED_SIZE)?;
+                    let $name = $name::decode_fixed(part)?;
+                )+
+                let _ = rest;
+                Some(($($name,)+))
             }
             fn hash_layout(hasher: &mut StateHasher) {
                 hasher.write_bytes(b"(");
