@@ -8,9 +8,10 @@
 //! `i32::MAX` included; the tests compare them on the edge values and on
 //! seeded ones, on the wasm32 targets built with SIMD128.
 //!
-//! Why by hand: wasm32 has no 64-bit vector multiply of 64-bit lanes, and
-//! the compiler does not widen the scalar multiply's 32-bit magnitudes into
-//! `i64x2.extmul` on its own; two `extmul`s per four products do it here.
+//! Why by hand: the compiler does not vectorize the scalar multiply's
+//! 64-bit products on wasm32 on its own; here two widening multiplies per
+//! four products do it (`i64x2_extmul_*_i32x4`, which rustc's LLVM emits as
+//! `i64x2.extend_*_i32x4_s` and `i64x2.mul`).
 
 use super::{Fpx16_16, Vec2};
 use core::arch::wasm32::{
