@@ -220,11 +220,12 @@ fn is_outside<S: SimScalar>(pos: &Vec2<S>, bound: S) -> bool {
 
 /// [`integrate`] over three columns of the same entities (`pos[i]`,
 /// `prev[i]`, `vel[i]` belong together; the shortest slice bounds the
-/// pass), as two passes per batch of 64 bodies: `prev = pos; pos += vel ×
-/// dt` over the batch, which has no branch and runs several bodies wide,
-/// then the reflection of each body only if one of the batch left the
-/// bounds (most batches: none). Built for the widest vector unit of the CPU
-/// ([`VectorUnit`]). Each body's step depends on its own components only:
+/// pass), per batch of 64 bodies: `prev = pos; pos += vel × dt` over the
+/// batch (loops without a branch that run several bodies wide; the
+/// `+= × dt` through [`SimScalar::mul_add_vec2s`], SIMD128 lanes on wasm32
+/// built with them), then the reflection of each body only if one of the
+/// batch left the bounds (most batches: none). Built for the widest vector
+/// unit of the CPU ([`VectorUnit`]). Each body's step depends on its own components only:
 /// the same result bits as [`integrate`] on each body in turn.
 #[inline]
 pub fn integrate_columns<S: SimScalar>(
