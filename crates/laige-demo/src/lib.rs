@@ -10,8 +10,10 @@
 //! interpolation off so the tick cadence becomes visible.
 //!
 //! **Implementation.** The simulation (`sim.rs`) is the reference workload's math
-//! (`workload::integrate` and `workload::attract`, the very functions the
-//! sim budget is measured on) in three systems, generic over the scalar so
+//! (`workload::integrate_world` and `workload::attract_world`, the column
+//! passes the sim budget is measured on, the same bits as
+//! `workload::integrate` and `workload::attract` on each sprite) in three
+//! systems, generic over the scalar so
 //! the configured math backend (`[determinism] math`) picks the
 //! instantiation:
 //!

@@ -274,10 +274,9 @@ pub fn install_for<S: EngineScalar>(
             .query_mut::<&Attractor<S>>()
             .next()
             .map_or(Vec2::ZERO, |a| a.0);
-        let params = WorkloadParams { center, ..params };
-        for (pos, vel) in ctx.query_mut::<(&Position<S>, &mut Velocity<S>)>() {
-            workload::attract(&pos.0, &mut vel.0, &params);
-        }
+        // The column pass: the directions of a batch normalized together,
+        // the same bits as `workload::attract` on each sprite.
+        workload::attract_world(ctx.ecs(), &WorkloadParams { center, ..params });
         Ok(())
     })?;
     Ok(())
@@ -377,11 +376,9 @@ fn register_integrate<S: EngineScalar>(
     params: WorkloadParams<S>,
 ) -> laige_engine::Result<()> {
     world.register_system("demo/integrate", 100, move |ctx| {
-        for (pos, prev, vel) in
-            ctx.query_mut::<(&mut Position<S>, &mut PrevPosition<S>, &mut Velocity<S>)>()
-        {
-            workload::integrate(&mut pos.0, &mut prev.0, &mut vel.0, &params);
-        }
+        // The column pass over each archetype: the same bits as
+        // `workload::integrate` on each sprite.
+        workload::integrate_world(ctx.ecs(), &params);
         Ok(())
     })
 }

@@ -220,11 +220,12 @@ fn is_outside<S: SimScalar>(pos: &Vec2<S>, bound: S) -> bool {
 
 /// [`integrate`] over three columns of the same entities (`pos[i]`,
 /// `prev[i]`, `vel[i]` belong together; the shortest slice bounds the
-/// pass), as two passes per batch of 64 bodies: `prev = pos; pos += vel ×
-/// dt` over the batch, which has no branch and runs several bodies wide,
-/// then the reflection of each body only if one of the batch left the
-/// bounds (most batches: none). Built for the widest vector unit of the CPU
-/// ([`VectorUnit`]). Each body's step depends on its own components only:
+/// pass), per batch of 64 bodies: `prev = pos; pos += vel × dt` over the
+/// batch (loops without a branch that run several bodies wide; the
+/// `+= × dt` through [`SimScalar::mul_add_vec2s`], SIMD128 lanes on wasm32
+/// built with them), then the reflection of each body only if one of the
+/// batch left the bounds (most batches: none). Built for the widest vector
+/// unit of the CPU ([`VectorUnit`]). Each body's step depends on its own components only:
 /// the same result bits as [`integrate`] on each body in turn.
 #[inline]
 pub fn integrate_columns<S: SimScalar>(
@@ -252,9 +253,18 @@ fn integrate_batches<S: SimScalar>(
         .zip(prev.chunks_mut(INTEGRATE_BATCH))
         .zip(vel.chunks_mut(INTEGRATE_BATCH))
     {
+        // The batch's bodies: the three columns' common length.
+        let n = pos.len().min(prev.len()).min(vel.len());
+        let (pos, prev, vel) = (&mut pos[..n], &mut prev[..n], &mut vel[..n]);
+        // `advance` in two passes: `prev = pos`, then `pos += vel × dt`
+        // through the backend's column hook (on wasm32 with SIMD128, Q16.16
+        // in 128-bit lanes; elsewhere the plain loop), the same bits.
+        for (prev, pos) in prev.iter_mut().zip(pos.iter()) {
+            prev.0 = pos.0;
+        }
+        S::mul_add_vec2s(pos, vel, p.dt, |pos| &mut pos.0, |vel| vel.0);
         let mut any_outside = false;
-        for ((pos, prev), vel) in pos.iter_mut().zip(prev.iter_mut()).zip(vel.iter()) {
-            advance(&mut pos.0, &mut prev.0, &vel.0, p);
+        for pos in pos.iter() {
             any_outside |= is_outside(&pos.0, p.bound);
         }
         if any_outside {
@@ -401,9 +411,8 @@ fn attract_batches<S: SimScalar>(
         // The offsets to the centre go straight to the batch (which stages
         // them per chunk): no pass of ours fills a buffer for it.
         Vec2::normalize_wide_map(pos, dirs, |pos| to_center(&pos.0, p));
-        for (vel, dir) in vel.iter_mut().zip(dirs.iter()) {
-            pull(&mut vel.0, *dir, p);
-        }
+        // `pull` of each: `vel += dir × accel_dt` through the column hook.
+        S::mul_add_vec2s(vel, dirs, p.accel_dt, |vel| &mut vel.0, |dir| *dir);
     }
 }
 

@@ -138,6 +138,19 @@ pub const MATRIX: &[Build] = &[
             overflow_checks: false,
         },
     },
+    // wasm32 only: the 128-bit SIMD instructions every browser runs (the
+    // Q16.16 column loops in lanes, `laige_core::math::simd128`).
+    Build {
+        name: "simd128",
+        release: true,
+        env: &[],
+        rustflags: Some("-C target-feature=+simd128"),
+        flags: "opt 3, +simd128",
+        expect: Expect {
+            debug_assertions: false,
+            overflow_checks: false,
+        },
+    },
 ];
 
 /// Ticks of the short scenario: the full scenario's first 20 000 ticks
@@ -284,7 +297,7 @@ pub const TARGETS: &[Target] = &[
         platform: "wasm32-web",
         how: "headless Chromium (V8)",
         varies: "32-bit, little-endian, wasm floats",
-        builds: &["release"],
+        builds: &["release", "simd128"],
         short: false,
         math_suite: false,
         control: true,
@@ -364,9 +377,13 @@ impl Variant {
         }
     }
 
-    /// The target directory cargo builds it in.
+    /// The target directory cargo builds it in (a cross build with its
+    /// own `RUSTFLAGS` in a directory of its own: cargo does not keep
+    /// artifacts apart by their flags, so two builds would undo each other).
     pub fn target_dir(&self) -> PathBuf {
-        if self.build.release {
+        if self.build.rustflags.is_some() && self.target.triple.is_some() {
+            detcheck_dir().join(self.build.name)
+        } else if self.build.release {
             detcheck_dir()
         } else {
             shared_dir()

@@ -51,6 +51,8 @@ mod pinned;
 mod pinned_trig;
 mod rounding;
 mod scalar;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128;
 mod trig_tables;
 mod vec2;
 mod vec3;

@@ -187,6 +187,37 @@ pub trait SimScalar:
         }
     }
 
+    /// The hook behind the column passes' `a += b × s` (the workload's
+    /// integrate and attract): for every `i` both slices have, the vector
+    /// `acc(&mut dst[i])` becomes itself `+ by(&src[i]) * s`, component-wise
+    /// with the backend's `+` and `*`, bit for bit; `by` is called once per
+    /// element, in order. Q16.16 on `wasm32` built with SIMD128 computes two
+    /// vectors per 128-bit vector (the same bits: `math::simd128`); every
+    /// other build runs this loop, which the compiler vectorizes as it is.
+    ///
+    /// ```
+    /// use laige_core::{Fpx16_16, SimScalar, Vec2};
+    ///
+    /// let one = Fpx16_16::ONE;
+    /// let mut pos = [(7u8, Vec2::new(one, one)); 3];
+    /// let vel = [Vec2::new(one, -one); 3];
+    /// let half = Fpx16_16::from_ratio(1, 2);
+    /// Fpx16_16::mul_add_vec2s(&mut pos, &vel, half, |p| &mut p.1, |v| *v);
+    /// assert_eq!(pos[2].1, Vec2::new(one + half, half));
+    /// ```
+    #[inline(always)]
+    fn mul_add_vec2s<D, T>(
+        dst: &mut [D],
+        src: &[T],
+        s: Self,
+        acc: impl Fn(&mut D) -> &mut Vec2<Self>,
+        by: impl Fn(&T) -> Vec2<Self>,
+    ) {
+        for (d, t) in dst.iter_mut().zip(src) {
+            *acc(d) += by(t) * s;
+        }
+    }
+
     /// `π`, the backend's nearest value.
     const PI: Self;
     /// `2π`, the backend's nearest value.
@@ -360,6 +391,17 @@ impl SimScalar for Fpx16_16 {
         f: impl Fn(&T) -> Vec2<Self>,
     ) {
         wide::normalize_wide_vec2s_map(src, dst, f);
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    fn mul_add_vec2s<D, T>(
+        dst: &mut [D],
+        src: &[T],
+        s: Self,
+        acc: impl Fn(&mut D) -> &mut Vec2<Self>,
+        by: impl Fn(&T) -> Vec2<Self>,
+    ) {
+        super::simd128::mul_add_vec2s(dst, src, s, acc, by);
     }
     #[inline]
     fn radians_from_angle(a: BinaryAngle) -> Self {
