@@ -114,10 +114,12 @@ pub fn table(root: &Path) -> anyhow::Result<String> {
         let mut tested = format!(
             "`cargo xtask detcheck`: the determinism scenario ({}{}) on both backends against the known answers",
             if t.short { "short" } else { "full" },
-            if t.builds.len() > 1 {
-                format!(", builds {}", t.builds.join(", "))
-            } else {
-                format!(", {}", t.builds.join(", "))
+            match (i, t.builds.as_slice()) {
+                (0, all) if all.len() > 1 => format!(", builds {}", all.join(", ")),
+                // A cross target's builds past its first are opt-in.
+                (_, [first, more @ ..]) if !more.is_empty() =>
+                    format!(", {first}; {} with `--builds`", more.join(", ")),
+                (_, all) => format!(", {}", all.join(", ")),
             },
         );
         if t.math_suite {

@@ -139,7 +139,11 @@ pub const MATRIX: &[Build] = &[
         },
     },
     // wasm32 only: the 128-bit SIMD instructions every browser runs (the
-    // Q16.16 column loops in lanes, `laige_core::math::simd128`).
+    // Q16.16 column loops in lanes, `laige_core::math::simd128`). Opt-in
+    // (`--builds simd128`): the page ships the plain build, and the lanes'
+    // bits are checked against the scalar ops in every run by the
+    // wasm32-wasip1 math suite, which is built with SIMD128 (its
+    // `math::simd128` tests), and by the web bench's same_bits.
     Build {
         name: "simd128",
         release: true,
@@ -325,7 +329,12 @@ pub fn variants(only: Option<&[Build]>, cross: bool) -> Vec<Variant> {
             let Some(b) = MATRIX.iter().find(|b| b.name == *name) else {
                 continue;
             };
-            if t.triple.is_none() && only.is_some_and(|o| !o.iter().any(|x| x.name == b.name)) {
+            let asked = only.is_some_and(|o| o.iter().any(|x| x.name == b.name));
+            if t.triple.is_none() && only.is_some() && !asked {
+                continue;
+            }
+            // A cross target's builds past its first are opt-in.
+            if t.triple.is_some() && b.name != t.builds[0] && !asked {
                 continue;
             }
             out.push(Variant {
@@ -547,6 +556,15 @@ pub fn math_suite(triples: &[&str], no_run: bool) -> Vec<Command> {
         for (k, v) in MATH_SUITE_PROFILE {
             c.env(k, v);
         }
+        // The WASI suite with SIMD128 (every browser and Node run it): its
+        // `math::simd128` tests compare the Q16.16 lanes with the scalar
+        // ops; the other tests run as without it. Only wasm32-wasip1's
+        // units see the flag, and only the suite's (the scenario builds
+        // have other profile settings, so they are other artifacts).
+        c.env(
+            "CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS",
+            "-C target-feature=+simd128",
+        );
         // A property failing on a target whose floats are not binary32
         // (x87) must not write a regression seed into the source tree.
         c.env("PROPTEST_DISABLE_FAILURE_PERSISTENCE", "1");

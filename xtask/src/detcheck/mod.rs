@@ -529,7 +529,11 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
         rows.push(Row {
             target: v.target.name.to_owned(),
             build: "math test suite".to_owned(),
-            flags: matrix::MATH_SUITE_FLAGS.to_owned(),
+            flags: if v.target.name == "wasm32-wasip1" {
+                format!("{}, +simd128", matrix::MATH_SUITE_FLAGS)
+            } else {
+                matrix::MATH_SUITE_FLAGS.to_owned()
+            },
             backend: "-".to_owned(),
             final_hash: None,
             verdict,

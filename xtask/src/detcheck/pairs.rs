@@ -81,7 +81,7 @@ pub fn from_known(known: &Known) -> Vec<Pair> {
             out.push(Pair {
                 target: t,
                 physics: false,
-                builds: t.builds.join(", "),
+                builds: builds_text(t),
                 ticks,
                 backend,
                 outcome: answer.map_or(Outcome::NotRecorded, |a| {
@@ -100,7 +100,7 @@ pub fn from_known(known: &Known) -> Vec<Pair> {
             out.push(Pair {
                 target: t,
                 physics: true,
-                builds: t.builds.join(", "),
+                builds: builds_text(t),
                 ticks: answer.map_or(0, |a| a.ticks),
                 backend,
                 outcome: answer.map_or(Outcome::NotRecorded, |a| {
@@ -247,4 +247,14 @@ pub fn render(pairs: &[Pair]) -> String {
         );
     }
     out
+}
+
+/// The builds column: the builds a default run makes (a cross target's
+/// further builds are opt-in, `--builds NAME`, and not in the table).
+fn builds_text(t: &super::matrix::Target) -> String {
+    if t.triple.is_some() {
+        t.builds.first().copied().unwrap_or_default().to_owned()
+    } else {
+        t.builds.join(", ")
+    }
 }
