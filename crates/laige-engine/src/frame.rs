@@ -254,6 +254,7 @@ impl Frame<'_> {
     /// The same frame presenting `world` at `tick` instead: what a wrapper
     /// that holds a second world (the replay viewer's recorded run) hands
     /// its game's `present`.
+    #[cfg(feature = "gl")]
     pub(crate) fn with_world<'b>(&'b mut self, world: &'b World, tick: u64) -> Frame<'b> {
         Frame {
             sprites: self.sprites,
