@@ -407,11 +407,23 @@ fn read_input_log(
     laige_demo::input_log::parse(&text)
 }
 
+/// `--replay FILE --window` in a build without the `window` feature.
+#[cfg(not(feature = "window"))]
+fn view_replay(
+    _args: &Args,
+    _path: &std::path::Path,
+    _config: &EngineConfig,
+    _entities: u32,
+) -> laige_engine::Result<u8> {
+    run_windowed(Engine::builder().build()?, RunLimit::Unlimited).map(|r| r.exit_code())
+}
+
 /// `--replay FILE --window`: the replay viewer (`Engine::replay_viewer`),
 /// paused at tick 0 with a timeline; `--input-log FILE` scripts its keys
 /// and pointer (at the viewer's own ticks). At the end it prints the tick
 /// it shows, that tick's state hash and the hash check; a recorded hash
 /// that a seek did not reproduce exits 5.
+#[cfg(feature = "window")]
 fn view_replay(
     args: &Args,
     path: &std::path::Path,
