@@ -171,7 +171,8 @@ pub struct Args {
     pub input_delay: Option<u8>,
     /// Test aid: delay every datagram this peer sends by MS (with the
     /// other --fault-* flags: laige-net's FaultyTransport, under the
-    /// integrity check).
+    /// integrity check). Latency, jitter and loss also delay its epoch
+    /// control messages (a lost one comes a retransmission timeout late).
     #[arg(long, value_name = "MS", requires = "net")]
     pub fault_latency_ms: Option<u64>,
     /// Test aid: ± this many ms of random extra delay per packet.

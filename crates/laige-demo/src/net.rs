@@ -445,6 +445,8 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         } else {
             NetDriver::<PilotInput>::join(world, late, host, None, sockets)?
         };
+        let mut d = d;
+        fault_control_link(&mut d, faults);
         return Ok(Box::new(d));
     }
     if let (Role::Spectate { .. }, Some(host)) = (&plan.role, host) {
@@ -452,6 +454,7 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         // An open host takes the spectator's control link; any other
         // refuses it, and the spectator watches a fixed roster.
         let _ = d.member_epochs(host, None, epoch_sockets(faults));
+        fault_control_link(&mut d, faults);
         return Ok(Box::new(d));
     }
     let mut d = NetDriver::<PilotInput>::p2p(world, config, &seating.seats, socket)?;
@@ -464,8 +467,20 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         // As for a spectator: only an open host listens.
         let _ = d.member_epochs(host, Some(usize::from(seat)), epoch_sockets(faults));
     }
+    fault_control_link(&mut d, faults);
     record(plan, &mut d, world)?;
     Ok(Box::new(d))
+}
+
+/// The `--fault-*` flags delay the epoch control link too, as a network
+/// delays a TCP stream (latency, jitter, and loss as retransmissions).
+/// A session without epochs has no control link to delay.
+fn fault_control_link(d: &mut NetDriver<PilotInput>, faults: Faults) {
+    if faults.latency > Duration::ZERO || faults.loss_per_mille > 0 {
+        // Its only error here is "no epochs" (the faults were checked
+        // when the UDP socket took them).
+        let _ = d.control_faults(faults);
+    }
 }
 
 /// Records the session to the plan's `--record` file, if any.

@@ -143,6 +143,112 @@ pub struct FaultStats {
     pub overflowed: u64,
 }
 
+/// The fault stream: SplitMix64 from the faults' seed, so a seed gives
+/// the same decisions for the same sequence of sends.
+#[derive(Debug)]
+struct Dice(u64);
+
+impl Dice {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn chance(&mut self, per_mille: u32) -> bool {
+        per_mille > 0 && self.next() % 1000 < u64::from(per_mille)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n.max(1) as u64).unwrap_or(0)
+    }
+
+    /// `latency`, moved uniformly within ±`jitter`.
+    fn delay(&mut self, faults: &Faults) -> Duration {
+        let jitter_ns = u64::try_from(faults.jitter.as_nanos()).unwrap_or(0);
+        if jitter_ns == 0 {
+            return faults.latency;
+        }
+        let offset = self.next() % (2 * jitter_ns + 1);
+        (faults.latency + Duration::from_nanos(offset)).saturating_sub(faults.jitter)
+    }
+}
+
+/// The shortest wait before TCP sends a lost segment again (Linux's
+/// minimum retransmission timeout).
+const RTO_MIN: Duration = Duration::from_millis(200);
+
+/// Counters of what [`StreamFaults`] did to a control link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamFaultStats {
+    /// Frames held back by the faults.
+    pub frames: u64,
+    /// Frames whose first transmission was lost (each arrived a
+    /// retransmission timeout later).
+    pub retransmitted: u64,
+}
+
+/// The faults of a reliable, ordered byte stream (an epoch session's TCP
+/// control link). TCP delivers every byte once and in order, so of
+/// [`Faults`] only these apply: each frame waits `latency` ± `jitter`, and
+/// with `loss_per_mille` its first transmission is lost and it waits a
+/// retransmission timeout more (`max(200 ms, 2 × (latency + jitter))`). A
+/// frame never overtakes the one sent before it; duplication, reordering,
+/// damage and replays do not happen on a stream and are ignored.
+#[derive(Debug)]
+pub(crate) struct StreamFaults {
+    faults: Faults,
+    dice: Dice,
+    /// Frames waiting for their time, in send order, each due no earlier
+    /// than the one before it.
+    held: std::collections::VecDeque<(Instant, Vec<u8>)>,
+    stats: StreamFaultStats,
+}
+
+impl StreamFaults {
+    /// Faults for one link; `stream` tells links of one peer apart (each
+    /// draws its own decisions from the seed).
+    pub(crate) fn new(faults: Faults, stream: u64) -> Result<Self> {
+        faults.validate()?;
+        Ok(Self {
+            dice: Dice(faults.seed ^ stream.wrapping_mul(0xa076_1d64_78bd_642f)),
+            faults,
+            held: std::collections::VecDeque::new(),
+            stats: StreamFaultStats::default(),
+        })
+    }
+
+    /// Holds `frame`, sent at `now`, until its time.
+    pub(crate) fn hold(&mut self, frame: Vec<u8>, now: Instant) {
+        self.stats.frames += 1;
+        let mut due = now + self.dice.delay(&self.faults);
+        if self.dice.chance(self.faults.loss_per_mille) {
+            self.stats.retransmitted += 1;
+            due += RTO_MIN.max(2 * (self.faults.latency + self.faults.jitter));
+        }
+        if let Some(&(last, _)) = self.held.back() {
+            due = due.max(last);
+        }
+        self.held.push_back((due, frame));
+    }
+
+    /// Appends to `out` every frame due at `now`, in send order.
+    pub(crate) fn release(&mut self, now: Instant, out: &mut Vec<u8>) {
+        while self.held.front().is_some_and(|(due, _)| *due <= now) {
+            if let Some((_, frame)) = self.held.pop_front() {
+                out.extend_from_slice(&frame);
+            }
+        }
+    }
+
+    /// What the faults did so far.
+    pub(crate) fn stats(&self) -> StreamFaultStats {
+        self.stats
+    }
+}
+
 /// A datagram waiting for its time.
 struct Flight<A> {
     due: Instant,
@@ -158,7 +264,7 @@ struct Flight<A> {
 pub struct FaultyTransport<T: Transport> {
     inner: T,
     faults: Faults,
-    rng: u64,
+    dice: Dice,
     in_flight: Vec<Flight<T::Addr>>,
     /// The last datagrams handed to the inner transport (replay sources),
     /// by `replay_next % REPLAY_HISTORY`.
@@ -188,7 +294,7 @@ impl<T: Transport> FaultyTransport<T> {
         faults.validate()?;
         Ok(Self {
             inner,
-            rng: faults.seed,
+            dice: Dice(faults.seed),
             in_flight: Vec::with_capacity(faults.max_in_flight.min(1024)),
             history: Vec::with_capacity(REPLAY_HISTORY),
             replay_next: 0,
@@ -204,31 +310,20 @@ impl<T: Transport> FaultyTransport<T> {
         self.stats
     }
 
-    /// SplitMix64: the fault stream.
     fn next(&mut self) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.dice.next()
     }
 
     fn chance(&mut self, per_mille: u32) -> bool {
-        per_mille > 0 && self.next() % 1000 < u64::from(per_mille)
+        self.dice.chance(per_mille)
     }
 
     fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n.max(1) as u64).unwrap_or(0)
+        self.dice.below(n)
     }
 
     fn delay(&mut self) -> Duration {
-        let jitter_ns = u64::try_from(self.faults.jitter.as_nanos()).unwrap_or(0);
-        let latency = self.faults.latency;
-        if jitter_ns == 0 {
-            return latency;
-        }
-        let offset = self.next() % (2 * jitter_ns + 1);
-        (latency + Duration::from_nanos(offset)).saturating_sub(self.faults.jitter)
+        self.dice.delay(&self.faults)
     }
 
     /// A buffer holding `bytes`, from the pool when one is spare.
@@ -409,5 +504,96 @@ mod tests {
             let err = FaultyTransport::new(Loop::default(), faults).unwrap_err();
             assert_eq!(err.id(), events::CONFIG_INVALID);
         }
+    }
+
+    /// Frames `0..n`, each 4 bytes of its number, held at `now`.
+    fn hold_frames(f: &mut StreamFaults, n: u32, now: Instant) {
+        for k in 0..n {
+            f.hold(k.to_le_bytes().to_vec(), now);
+        }
+    }
+
+    #[test]
+    fn a_stream_delays_frames_in_order_and_loses_none() {
+        let faults = Faults {
+            latency: Duration::from_millis(50),
+            jitter: Duration::from_millis(25),
+            loss_per_mille: 100,
+            // Ignored on a stream:
+            duplicate_per_mille: 500,
+            corrupt_per_mille: 500,
+            replay_per_mille: 500,
+            seed: 7,
+            ..Faults::default()
+        };
+        let mut f = StreamFaults::new(faults, 0).unwrap();
+        let t0 = Instant::now();
+        hold_frames(&mut f, 1000, t0);
+        let mut out = Vec::new();
+        f.release(t0 + Duration::from_millis(24), &mut out);
+        assert!(out.is_empty(), "a frame left before latency - jitter");
+        // Every frame is out by the worst case (latency + jitter + one
+        // retransmission timeout), whole, once and in order.
+        f.release(t0 + Duration::from_millis(75) + RTO_MIN, &mut out);
+        let got: Vec<u32> = out
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, (0..1000).collect::<Vec<_>>());
+        let s = f.stats();
+        assert_eq!(s.frames, 1000);
+        assert!((50..=150).contains(&s.retransmitted), "{s:?} at 10 %");
+    }
+
+    #[test]
+    fn a_lost_frame_holds_back_every_later_one() {
+        let faults = Faults {
+            latency: Duration::from_millis(10),
+            loss_per_mille: 500,
+            seed: 3,
+            ..Faults::default()
+        };
+        let mut f = StreamFaults::new(faults, 0).unwrap();
+        let t0 = Instant::now();
+        hold_frames(&mut f, 64, t0);
+        assert!(f.stats().retransmitted > 0);
+        let mut out = Vec::new();
+        // At latency, exactly the frames before the first lost one leave.
+        f.release(t0 + Duration::from_millis(10), &mut out);
+        let mut probe = StreamFaults::new(faults, 0).unwrap();
+        let first_lost = (0..64)
+            .position(|k| {
+                let before = probe.stats().retransmitted;
+                probe.hold(vec![k], t0);
+                probe.stats().retransmitted > before
+            })
+            .unwrap();
+        assert_eq!(out.len(), first_lost * 4);
+        f.release(t0 + Duration::from_millis(10) + RTO_MIN, &mut out);
+        assert_eq!(out.len(), 64 * 4);
+    }
+
+    #[test]
+    fn links_of_one_peer_draw_their_own_decisions() {
+        let faults = Faults {
+            latency: Duration::from_millis(50),
+            jitter: Duration::from_millis(50),
+            seed: 11,
+            ..Faults::default()
+        };
+        let t0 = Instant::now();
+        let first_release = |stream| {
+            let mut f = StreamFaults::new(faults, stream).unwrap();
+            hold_frames(&mut f, 1, t0);
+            (0..=100)
+                .find(|ms| {
+                    let mut out = Vec::new();
+                    f.release(t0 + Duration::from_millis(*ms), &mut out);
+                    !out.is_empty()
+                })
+                .unwrap()
+        };
+        let times: std::collections::BTreeSet<u64> = (0..8).map(first_release).collect();
+        assert!(times.len() > 1, "eight links, one delay: {times:?}");
     }
 }

@@ -8,7 +8,8 @@
 //!   vanishes at tick 900 (its sockets close, as on SIGKILL) and comes
 //!   back at once with the same seat wanted; the host changes the input
 //!   delay at tick 1,200; a spectator joins after tick 1,500; every peer
-//!   agrees with the host on every confirmed tick it has.
+//!   agrees with the host on every confirmed tick it has;
+//! - control-link faults: refused without epochs or out of range.
 
 mod support;
 
@@ -347,4 +348,49 @@ fn a_vanished_player_rejoins_a_spectator_joins_late_and_the_delay_changes() {
             .collect();
         assert!(missing.is_empty(), "peer {i} from {first}: {missing:?}");
     }
+}
+
+#[test]
+fn control_faults_need_epochs_and_faults_in_range() {
+    let ports = [support::free_port(), support::free_port()];
+    let seats = [
+        Seat::Local,
+        Seat::Remote(SocketAddr::from(([127, 0, 0, 1], ports[1]))),
+    ];
+    let socket = UdpNonBlockingSocket::bind_to_port(ports[0]).unwrap();
+    let two = NetConfig {
+        players: 2,
+        ..config()
+    };
+    let mut plain = NetSession::<Steer>::p2p(game::<Fpx16_16>(8, 2), two, &seats, socket).unwrap();
+    let slow = Faults {
+        latency: Duration::from_millis(40),
+        loss_per_mille: 50,
+        ..Faults::default()
+    };
+    let err = plain.driver_mut().control_faults(slow).unwrap_err();
+    assert_eq!(err.id(), laige_net::events::CONFIG_INVALID);
+    assert!(err.to_string().contains("control_faults"), "{err}");
+
+    // The host of an epoch session takes them (for links it accepts
+    // later too); faults out of range are refused naming the field.
+    let host_addr = SocketAddr::from(([127, 0, 0, 1], ports[0] + 1));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut host = seated(
+        0,
+        &[support::free_port(), ports[1]],
+        host_addr,
+        Some(listener),
+        config(),
+    );
+    host.driver_mut().control_faults(slow).unwrap();
+    assert_eq!(host.driver().control_fault_stats().frames, 0);
+    let err = host
+        .driver_mut()
+        .control_faults(Faults {
+            jitter: Duration::from_millis(50),
+            ..slow
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("jitter"), "{err}");
 }

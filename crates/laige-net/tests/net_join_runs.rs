@@ -56,6 +56,9 @@ struct Peer {
     confirmed: Vec<(u64, u64)>,
     /// The joiner's time from `join` to its first simulated tick.
     join_time: Option<Duration>,
+    /// Control-link frames this peer sent, and of them those whose first
+    /// transmission the faults lost.
+    control: (u64, u64),
 }
 
 /// Runs one peer until all three confirmed [`UNTIL`]; `Err` on a session
@@ -178,6 +181,12 @@ fn scenario(seed: u64) -> RunResult {
                 )
                 .map_err(|e| e.to_string())?
             };
+            // The control link suffers the same network (as TCP does:
+            // delayed, and a lost segment retransmitted later).
+            session
+                .driver_mut()
+                .control_faults(faults(seed))
+                .map_err(|e| e.to_string())?;
             let started = Instant::now();
             let first = run(me, &mut session, &host_tick, &done, started);
             if first.is_err() {
@@ -188,6 +197,10 @@ fn scenario(seed: u64) -> RunResult {
             Ok(Peer {
                 confirmed: session.confirmed_hashes().to_vec(),
                 join_time: (me == 2).then_some(first).flatten(),
+                control: {
+                    let c = session.driver().control_fault_stats();
+                    (c.frames, c.retransmitted)
+                },
             })
         }));
     }
@@ -219,6 +232,7 @@ fn the_join_scenario_through_faults_never_mismatches_or_hangs() {
         .unwrap_or(100);
     let started = Instant::now();
     let (mut join_ms, mut mismatches, mut failures) = (Vec::new(), 0, Vec::new());
+    let (mut control_frames, mut retransmitted) = (0, 0);
     // Four runs at a time, each worker taking the next run as it finishes
     // one (a peer sleeps between its ticks: the runs wait on the network
     // far more than on the CPU).
@@ -254,6 +268,10 @@ fn the_join_scenario_through_faults_never_mismatches_or_hangs() {
                     "run {run}: the joiner confirmed {:?}",
                     joiner.confirmed.last()
                 );
+                for p in &peers {
+                    control_frames += p.control.0;
+                    retransmitted += p.control.1;
+                }
                 join_ms.push(joiner.join_time.map_or(f64::NAN, |d| d.as_secs_f64() * 1e3));
             }
             Err(why) => failures.push(format!("run {run}: {why}")),
@@ -262,7 +280,7 @@ fn the_join_scenario_through_faults_never_mismatches_or_hangs() {
     join_ms.sort_by(f64::total_cmp);
     let pick = |q: f64| join_ms[((join_ms.len() - 1) as f64 * q) as usize];
     eprintln!(
-        "join scenario: {runs} runs, {} failed, {mismatches} mismatched ticks, join time min {:.0} / median {:.0} / max {:.0} ms, {:.0} s in all (50 ms ± 25 latency, 5 % loss, {RATE_HZ} Hz)",
+        "join scenario: {runs} runs, {} failed, {mismatches} mismatched ticks, join time min {:.0} / median {:.0} / max {:.0} ms, {:.0} s in all (50 ms ± 25 latency, 5 % loss, {RATE_HZ} Hz; on the control links too: {control_frames} frames, {retransmitted} retransmitted)",
         failures.len(),
         pick(0.0),
         pick(0.5),
@@ -271,4 +289,14 @@ fn the_join_scenario_through_faults_never_mismatches_or_hangs() {
     );
     assert!(failures.is_empty(), "{failures:#?}");
     assert_eq!(mismatches, 0);
+    // Every peer's control link went through the faults; over enough
+    // frames (10 expected losses at 5 %) some were lost and retransmitted.
+    assert!(
+        control_frames >= 3 * runs,
+        "{control_frames} control frames"
+    );
+    assert!(
+        control_frames < 200 || retransmitted > 0,
+        "the control links' faults: {control_frames} frames, none lost at 5 %"
+    );
 }

@@ -42,6 +42,7 @@ use host::{Change, Peer, host_message, new_peer};
 mod host;
 use super::{Kind, NetDriver};
 use crate::events;
+use crate::fault::{Faults, StreamFaultStats, StreamFaults};
 use crate::input::{PlayerInput, PlayerInputs};
 use crate::outcome::{Advance, NetEnd};
 use crate::seal::{SealedSocket, SessionKey};
@@ -126,6 +127,10 @@ pub(super) struct Epochs {
     /// others with each epoch's `Go`; every epoch after the first is
     /// sealed under it.
     key: SessionKey,
+    /// Delays injected on the control links (`control_faults`), and the
+    /// links given them so far (each draws its own decisions).
+    control_faults: Option<Faults>,
+    faulted_links: u64,
 }
 
 impl<I: PlayerInput> NetDriver<I> {
@@ -310,6 +315,64 @@ impl<I: PlayerInput> NetDriver<I> {
         Ok(())
     }
 
+    /// Delays this peer's epoch control messages from now on — its link to
+    /// the host, or on the host its links to every peer, those accepted
+    /// later included — as `faults` say, to test joins and rejoins over a
+    /// slow network (with [`SealedSocket::with_faults`] on the
+    /// datagrams). Each message waits `latency` ± `jitter`; with
+    /// `loss_per_mille` its first transmission is lost and it arrives a
+    /// retransmission timeout later (`max(200 ms, 2 × (latency +
+    /// jitter))`); no message overtakes an earlier one. A TCP stream
+    /// loses, duplicates, reorders and damages nothing, so the other
+    /// fields of [`Faults`] are ignored.
+    ///
+    /// # Errors
+    /// `net/config_invalid` for faults outside their ranges, or on a
+    /// session without epochs (call [`host_epochs`](Self::host_epochs),
+    /// [`member_epochs`](Self::member_epochs), [`join`](Self::join) or
+    /// [`join_spectator`](Self::join_spectator) first).
+    pub fn control_faults(&mut self, faults: Faults) -> Result<()> {
+        faults.validate()?;
+        let Some(e) = self.epochs.as_deref_mut() else {
+            return Err(Error::invalid_argument(
+                events::CONFIG_INVALID,
+                "control_faults",
+                "a session without epochs",
+                "a session with epochs (host_epochs, member_epochs, join or join_spectator)",
+            ));
+        };
+        e.control_faults = Some(faults);
+        let mut links: Vec<&mut Link> = match &mut e.role {
+            Role::Host { peers, .. } => peers.iter_mut().map(|p| &mut p.link).collect(),
+            Role::Peer { link, .. } => vec![link],
+        };
+        for (k, link) in links.iter_mut().enumerate() {
+            link.set_faults(StreamFaults::new(faults, k as u64)?);
+        }
+        e.faulted_links = links.len() as u64;
+        Ok(())
+    }
+
+    /// What the control faults did on this peer's links (frames held,
+    /// first transmissions lost), summed; zero without
+    /// [`control_faults`](Self::control_faults).
+    #[must_use]
+    pub fn control_fault_stats(&self) -> StreamFaultStats {
+        let mut sum = StreamFaultStats::default();
+        let mut add = |link: &Link| {
+            if let Some(s) = link.fault_stats() {
+                sum.frames += s.frames;
+                sum.retransmitted += s.retransmitted;
+            }
+        };
+        match self.epochs.as_deref().map(|e| &e.role) {
+            Some(Role::Host { peers, .. }) => peers.iter().for_each(|p| add(&p.link)),
+            Some(Role::Peer { link, .. }) => add(link),
+            None => {}
+        }
+        sum
+    }
+
     /// Every epoch change so far, oldest first.
     #[must_use]
     pub fn epoch_changes(&self) -> &[EpochChange] {
@@ -360,7 +423,12 @@ impl<I: PlayerInput> NetDriver<I> {
                 listener, peers, ..
             } => {
                 while let Ok((stream, _)) = listener.accept() {
-                    peers.push(new_peer(Link::new(stream)?));
+                    let mut link = Link::new(stream)?;
+                    if let Some(faults) = e.control_faults {
+                        link.set_faults(StreamFaults::new(faults, e.faulted_links)?);
+                        e.faulted_links += 1;
+                    }
+                    peers.push(new_peer(link));
                 }
                 for peer in peers.iter_mut().filter(|p| !p.gone) {
                     loop {
@@ -719,6 +787,8 @@ impl Epochs {
             pending: 0,
             snapshot: Vec::new(),
             key: SessionKey::random(),
+            control_faults: None,
+            faulted_links: 0,
         }
     }
 }

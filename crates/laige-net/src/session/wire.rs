@@ -8,9 +8,12 @@
 use std::io::{ErrorKind, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream};
 
+use std::time::Instant;
+
 use laige_core::{Error, ErrorCode, Result};
 
 use crate::events;
+use crate::fault::{StreamFaultStats, StreamFaults};
 
 /// The largest frame accepted: a snapshot (at most 1 GiB by its own
 /// format) plus the message's other fields.
@@ -273,6 +276,8 @@ pub(crate) struct Link {
     inbox: Vec<u8>,
     /// Bytes not yet written.
     outbox: Vec<u8>,
+    /// Injected delays on what this side sends (tests; `None` in play).
+    faults: Option<StreamFaults>,
     /// Where the other end is (its IP is the peer's address for UDP too).
     pub(crate) peer: SocketAddr,
 }
@@ -289,18 +294,40 @@ impl Link {
             stream,
             inbox: Vec::new(),
             outbox: Vec::new(),
+            faults: None,
             peer,
         })
     }
 
-    /// Queues `msg` and writes what the socket takes now.
+    /// Delays what this side sends from now on as `faults` say.
+    pub(crate) fn set_faults(&mut self, faults: StreamFaults) {
+        self.faults = Some(faults);
+    }
+
+    /// What the injected faults did (`None` without faults).
+    pub(crate) fn fault_stats(&self) -> Option<StreamFaultStats> {
+        self.faults.as_ref().map(StreamFaults::stats)
+    }
+
+    /// Queues `msg` and writes what the socket takes now (with faults:
+    /// once its time has come).
     pub(crate) fn send(&mut self, msg: &Msg) -> Result<()> {
-        msg.encode(&mut self.outbox);
+        match &mut self.faults {
+            Some(faults) => {
+                let mut frame = Vec::new();
+                msg.encode(&mut frame);
+                faults.hold(frame, Instant::now());
+            }
+            None => msg.encode(&mut self.outbox),
+        }
         self.flush()
     }
 
     /// Writes queued bytes without blocking.
     pub(crate) fn flush(&mut self) -> Result<()> {
+        if let Some(faults) = &mut self.faults {
+            faults.release(Instant::now(), &mut self.outbox);
+        }
         while !self.outbox.is_empty() {
             match self.stream.write(&self.outbox) {
                 Ok(0) => return Err(self.closed("the connection closed")),
