@@ -4,7 +4,7 @@
 //! back to the contact cache for the next step's warm start. The
 //! iteration count is fixed (one solve and one relax per substep).
 
-use laige_core::{MathBackend, SimScalar, Vec2};
+use laige_core::{SimScalar, Vec2};
 
 use crate::body::BodyKind;
 use crate::limits::MAX_SPEED;
@@ -29,9 +29,7 @@ pub(crate) struct SolverBody<S> {
     pub(crate) inv_i: S,
     linear_damping: S,
     angular_damping: S,
-    /// `gravity·(h·gravity_scale)`: a substep's gravity, the same in every
-    /// substep of the step.
-    gravity_step: Vec2<S>,
+    gravity_scale: S,
     /// Integrated: awake dynamic (velocity and position) or kinematic
     /// (position).
     pub(crate) dynamic: bool,
@@ -84,10 +82,6 @@ pub(crate) struct ConstraintPoint<S> {
     /// moved since, so the next substep's biased pass reads it.
     separation: S,
     normal_mass: S,
-    /// `−normal_mass · mass_scale`: the soft row's factor, the same for
-    /// every biased pass of the step (the row's `−m·s·(vn + bias)` is
-    /// `((−m)·s)·(vn + bias)`, so reading it is the same bits).
-    soft_mass: S,
     tangent_mass: S,
     normal_impulse: S,
     tangent_impulse: S,
@@ -108,20 +102,8 @@ pub(crate) struct Constraint<S> {
     friction: S,
     restitution: S,
     soft: Softness<S>,
-    /// `ma == mb` (two bodies of one mass, as in a stack of equal boxes):
-    /// a row's linear impulse times the inverse mass is computed once for
-    /// both bodies (the same product of the same operands).
-    same_mass: bool,
     count: u8,
     points: [ConstraintPoint<S>; 2],
-}
-
-/// Whether rotating by the identity and adding a zero motion give back
-/// the operands' exact bits: on Q16.16 (`1·x = x`, `0·y = 0`, `x − 0 = x`
-/// in integers), not on binary32 (`0·y` may be −0, which turns a −0
-/// operand into +0).
-fn exact_identity<S: SimScalar>() -> bool {
-    S::BACKEND == MathBackend::FixedPoint16_16
 }
 
 fn inv_or_zero<S: SimScalar>(k: S) -> S {
@@ -157,7 +139,7 @@ pub(crate) fn solve<S: SimScalar>(
             inv_i: S::ZERO,
             linear_damping: S::ONE,
             angular_damping: S::ONE,
-            gravity_step: Vec2::ZERO,
+            gravity_scale: S::ZERO,
             dynamic: false,
             moves: false,
             clamped: false,
@@ -170,7 +152,7 @@ pub(crate) fn solve<S: SimScalar>(
                 s.inv_i = body.inv_inertia;
                 s.linear_damping = S::ONE / (S::ONE + h * body.linear_damping);
                 s.angular_damping = S::ONE / (S::ONE + h * body.angular_damping);
-                s.gravity_step = cfg.gravity * (h * body.gravity_scale);
+                s.gravity_scale = body.gravity_scale;
                 s.dynamic = true;
                 s.moves = true;
             }
@@ -197,10 +179,6 @@ pub(crate) fn solve<S: SimScalar>(
 
     // Contacts.
     scratch.constraints.clear();
-    // The last pair of frictions and their mixed value: most contacts of a
-    // scene share one material, so the root is taken once per step
-    // (`sqrt(fa·fb)` is a pure function: remembering it keeps the bits).
-    let mut mixed: Option<(S, S, S)> = None;
     for (ci, c) in state.contacts.iter().enumerate() {
         if !c.touching || c.sensor || c.count == 0 {
             continue;
@@ -221,20 +199,6 @@ pub(crate) fn solve<S: SimScalar>(
         let cb = eb.body.rotation.rotate(eb.body.local_center);
         let normal = c.normal;
         let tangent = right_perp(normal);
-        let (fa, fb) = (col_a.friction, col_b.friction);
-        let friction = match mixed {
-            Some((x, y, f)) if x == fa && y == fb => f,
-            _ => {
-                let f = (fa * fb).sqrt();
-                mixed = Some((fa, fb, f));
-                f
-            }
-        };
-        let ksoft = if ma == S::ZERO || mb == S::ZERO {
-            static_soft
-        } else {
-            soft
-        };
         let mut k = Constraint {
             a: a as u32,
             b: b as u32,
@@ -244,10 +208,13 @@ pub(crate) fn solve<S: SimScalar>(
             ib,
             contact: ci as u32,
             normal,
-            friction,
+            friction: (col_a.friction * col_b.friction).sqrt(),
             restitution: col_a.restitution.max(col_b.restitution),
-            soft: ksoft,
-            same_mass: ma == mb,
+            soft: if ma == S::ZERO || mb == S::ZERO {
+                static_soft
+            } else {
+                soft
+            },
             count: c.count,
             points: [ConstraintPoint::default(); 2],
         };
@@ -261,9 +228,6 @@ pub(crate) fn solve<S: SimScalar>(
             let rtb = cross(rb, tangent);
             let kt = ma + mb + ia * rta * rta + ib * rtb * rtb;
             let dv = sb.v + cross_sv(sb.w, rb) - sa.v - cross_sv(sa.w, ra);
-            let normal_mass = inv_or_zero(kn);
-            let gap = (rb - ra).dot(normal);
-            let adjusted_separation = cp.separation - gap;
             k.points[j] = ConstraintPoint {
                 ra,
                 rb,
@@ -271,16 +235,9 @@ pub(crate) fn solve<S: SimScalar>(
                 rnb,
                 rta,
                 rtb,
-                adjusted_separation,
-                // The first pass's separation, where it is known now (see
-                // `Pass::First`).
-                separation: if exact_identity::<S>() {
-                    gap + adjusted_separation
-                } else {
-                    S::ZERO
-                },
-                normal_mass,
-                soft_mass: -normal_mass * ksoft.mass_scale,
+                adjusted_separation: cp.separation - (rb - ra).dot(normal),
+                separation: S::ZERO,
+                normal_mass: inv_or_zero(kn),
                 tangent_mass: inv_or_zero(kt),
                 normal_impulse: cp.normal_impulse,
                 tangent_impulse: cp.tangent_impulse,
@@ -291,21 +248,15 @@ pub(crate) fn solve<S: SimScalar>(
         scratch.constraints.push(k);
     }
 
+    let gravity = cfg.gravity;
     let max_speed = S::from_i32(MAX_SPEED);
     let half_speed = S::from_i32(MAX_SPEED / 2);
     let push = cfg.contact_push_max_velocity;
     for substep in 0..cfg.substeps {
         // Integrate velocities.
         for s in scratch.solver.iter_mut().filter(|s| s.dynamic) {
-            // An undamped body's factor is exactly one, and `x·1 = x`
-            // exactly on both backends: the product is skipped.
-            if s.linear_damping != S::ONE {
-                s.v *= s.linear_damping;
-            }
-            s.v += s.gravity_step;
-            if s.angular_damping != S::ONE {
-                s.w *= s.angular_damping;
-            }
+            s.v = s.v * s.linear_damping + gravity * (h * s.gravity_scale);
+            s.w *= s.angular_damping;
             if (s.v.x.abs().gt(half_speed) || s.v.y.abs().gt(half_speed))
                 && s.v.length_wide().gt(max_speed)
             {
@@ -422,22 +373,13 @@ fn warm_start<S: SimScalar>(bodies: &mut [SolverBody<S>], constraints: &[Constra
         let (ma, ia, mb, ib) = (sa.inv_mass, sa.inv_i, sb.inv_mass, sb.inv_i);
         for p in &k.points[..k.count as usize] {
             let impulse = k.normal * p.normal_impulse + tangent * p.tangent_impulse;
-            let (da, db) = linear_shares(impulse, ma, mb, k.same_mass);
-            va -= da;
+            va -= impulse * ma;
             wa -= ia * cross(p.ra, impulse);
-            vb += db;
+            vb += impulse * mb;
             wb += ib * cross(p.rb, impulse);
         }
         store_velocities(bodies, k, (va, wa), (vb, wb));
     }
-}
-
-/// `(p·ma, p·mb)`, the second product not made again when the inverse
-/// masses are equal (`same`: the same operands give the same bits).
-#[inline(always)]
-fn linear_shares<S: SimScalar>(p: Vec2<S>, ma: S, mb: S, same: bool) -> (Vec2<S>, Vec2<S>) {
-    let da = p * ma;
-    (da, if same { da } else { p * mb })
 }
 
 /// Writes a constraint's two bodies' velocities back (linear, angular),
@@ -460,10 +402,7 @@ fn store_velocities<S: SimScalar>(
 /// A pass of the contact rows within a substep.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Pass {
-    /// The first substep's biased pass: separations from the motion so far
-    /// (none yet: every body's motion is zero and its rotation the
-    /// identity, so on Q16.16 the separation is the set-up's
-    /// `(rb − ra)·n + adjusted`, stored then, and read here).
+    /// The first substep's biased pass: separations from the motion so far.
     First,
     /// A later substep's biased pass: the bodies have not moved since the
     /// previous relax pass, so its separations are read, not recomputed
@@ -489,14 +428,13 @@ fn solve_contacts<S: SimScalar>(
         let normal = k.normal;
         let tangent = right_perp(normal);
         let (ma, ia, mb, ib) = (k.ma, k.ia, k.mb, k.ib);
-        let same = k.same_mass;
         let (sa, sb) = (&bodies[k.a as usize], &bodies[k.b as usize]);
         let (dpa, dqa, mut va, mut wa) = (sa.dp, sa.dq, sa.v, sa.w);
         let (dpb, dqb, mut vb, mut wb) = (sb.dp, sb.dq, sb.v, sb.w);
         let dp = dpb - dpa;
         for p in &mut k.points[..k.count as usize] {
             // The current separation from the motion so far.
-            let s = if pass == Pass::Biased || (pass == Pass::First && exact_identity::<S>()) {
+            let s = if pass == Pass::Biased {
                 p.separation
             } else {
                 let d = dp + (dqb.rotate(p.rb) - dqa.rotate(p.ra));
@@ -513,7 +451,8 @@ fn solve_contacts<S: SimScalar>(
                 -p.normal_mass * (vn + s * inv_h)
             } else if use_bias {
                 let bias = (k.soft.bias_rate * s).max(-max_push);
-                p.soft_mass * (vn + bias) - k.soft.impulse_scale * p.normal_impulse
+                -p.normal_mass * k.soft.mass_scale * (vn + bias)
+                    - k.soft.impulse_scale * p.normal_impulse
             } else {
                 -p.normal_mass * (vn + S::ZERO)
             };
@@ -521,10 +460,10 @@ fn solve_contacts<S: SimScalar>(
             let applied = new - p.normal_impulse;
             p.normal_impulse = new;
             p.max_normal_impulse = p.max_normal_impulse.max(applied);
-            let (da, db) = linear_shares(normal * applied, ma, mb, same);
-            va -= da;
+            let pv = normal * applied;
+            va -= pv * ma;
             wa -= ia * (p.rna * applied);
-            vb += db;
+            vb += pv * mb;
             wb += ib * (p.rnb * applied);
         }
         for p in &mut k.points[..k.count as usize] {
@@ -534,10 +473,10 @@ fn solve_contacts<S: SimScalar>(
             let new = (p.tangent_impulse + impulse).clamp(-max_f, max_f);
             let applied = new - p.tangent_impulse;
             p.tangent_impulse = new;
-            let (da, db) = linear_shares(tangent * applied, ma, mb, same);
-            va -= da;
+            let pv = tangent * applied;
+            va -= pv * ma;
             wa -= ia * (p.rta * applied);
-            vb += db;
+            vb += pv * mb;
             wb += ib * (p.rtb * applied);
         }
         store_velocities(bodies, k, (va, wa), (vb, wb));
