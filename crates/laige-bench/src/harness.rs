@@ -391,6 +391,44 @@ pub fn check(report: &Report, budgets: &Budgets) -> Vec<CheckRow> {
         .collect()
 }
 
+/// The calling thread's on-CPU time in ns, from its
+/// `/proc/thread-self/schedstat` (opened once on that thread; `read_at(0)`
+/// makes the kernel regenerate the line on every read: two syscalls, no
+/// open/close per reading).
+pub struct ThreadCpu(Option<std::fs::File>);
+
+impl ThreadCpu {
+    /// Opens the calling thread's `schedstat` (read it on that thread
+    /// only); every reading is `None` where it does not exist.
+    pub fn open() -> Self {
+        Self(std::fs::File::open("/proc/thread-self/schedstat").ok())
+    }
+
+    /// The on-CPU time including the running slice: the kernel folds the
+    /// current slice into `schedstat` only at scheduling events, so a thread
+    /// reading its own value would see its spin charged to whatever runs
+    /// after the next switch. `sched_yield` is such an event (the fair
+    /// scheduler's yield updates the running task's runtime first); it is
+    /// called outside the measured span (after a frame's lateness was
+    /// taken, after a seek's wall time), and costs every contender the
+    /// same ~1 µs.
+    pub fn fresh_ns(&self) -> Option<u64> {
+        std::thread::yield_now();
+        self.ns()
+    }
+
+    fn ns(&self) -> Option<u64> {
+        let mut buf = [0u8; 128];
+        // A positional read: `&self` suffices (the file opens on Linux only).
+        #[cfg(unix)]
+        let n = std::os::unix::fs::FileExt::read_at(self.0.as_ref()?, &mut buf, 0).ok()?;
+        #[cfg(windows)]
+        let n = std::os::windows::fs::FileExt::seek_read(self.0.as_ref()?, &mut buf, 0).ok()?;
+        let text = std::str::from_utf8(&buf[..n]).ok()?;
+        text.split_whitespace().next()?.parse().ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -52,7 +52,7 @@ use laige_render::{
     FrameClock, FrameClockConfig, FrameDescriptor, RenderStages, RenderThread, RenderThreadConfig,
 };
 
-use crate::harness::{Bench, Stats};
+use crate::harness::{Bench, Stats, ThreadCpu};
 
 /// Runs the area.
 pub fn run(b: &mut Bench) {
@@ -195,41 +195,6 @@ fn record_us(b: &mut Bench, name: &str, ns: &Stats) {
     b.record(&format!("{name}.p50_us"), ns.median / 1000.0, "us");
     b.record(&format!("{name}.p99_us"), ns.p99 / 1000.0, "us");
     b.record(&format!("{name}.max_us"), ns.max / 1000.0, "us");
-}
-
-/// The pacing thread's on-CPU time in ns, from its
-/// `/proc/thread-self/schedstat` (opened once on that thread; `read_at(0)`
-/// makes the kernel regenerate the line on every read: two syscalls, no
-/// open/close per reading).
-struct ThreadCpu(Option<std::fs::File>);
-
-impl ThreadCpu {
-    fn open() -> Self {
-        Self(std::fs::File::open("/proc/thread-self/schedstat").ok())
-    }
-
-    /// The on-CPU time including the running slice: the kernel folds the
-    /// current slice into `schedstat` only at scheduling events, so a thread
-    /// reading its own value would see its spin charged to whatever runs
-    /// after the next switch. `sched_yield` is such an event (the fair
-    /// scheduler's yield updates the running task's runtime first); it is
-    /// called after the frame's lateness was taken, and costs every
-    /// contender the same ~1 µs.
-    fn fresh_ns(&self) -> Option<u64> {
-        std::thread::yield_now();
-        self.ns()
-    }
-
-    fn ns(&self) -> Option<u64> {
-        let mut buf = [0u8; 128];
-        // A positional read: `&self` suffices (the file opens on Linux only).
-        #[cfg(unix)]
-        let n = std::os::unix::fs::FileExt::read_at(self.0.as_ref()?, &mut buf, 0).ok()?;
-        #[cfg(windows)]
-        let n = std::os::windows::fs::FileExt::seek_read(self.0.as_ref()?, &mut buf, 0).ok()?;
-        let text = std::str::from_utf8(&buf[..n]).ok()?;
-        text.split_whitespace().next()?.parse().ok()
-    }
 }
 
 /// One pacing contender's accumulated results.

@@ -13,6 +13,11 @@
 //!   user: random tick to random tick) — one keyframe decoded and loaded
 //!   (or the player's own state, when nearer), then up to 63 ticks
 //!   re-simulated, each recorded hash compared. The distribution is kept.
+//!   `.cpu_{p50,p99,max}_ms`: the same seeks in the thread's own on-CPU
+//!   time (`/proc/thread-self/schedstat`, read outside the timed span),
+//!   beside the wall time: on a shared machine a seek's wall time also
+//!   holds the time other processes ran on its core, which its CPU time
+//!   does not (Linux only; absent elsewhere).
 //! - `replay.interval.k<K>.*` (K = 32, 128, 256): the same recording and
 //!   seek figures for other keyframe intervals, on the quick recording's
 //!   6 000 ticks (the interval's trade-off: seek time against size).
@@ -51,7 +56,7 @@ use laige_engine::{
     Pacing, RunLimit,
 };
 
-use crate::harness::{Bench, Stats};
+use crate::harness::{Bench, Stats, ThreadCpu};
 
 /// Ticks of the full run's recording: 100 000 (27.8 minutes at 60 Hz).
 pub const RECORD_TICKS: u64 = 100_000;
@@ -196,12 +201,18 @@ fn measure(
     let seeks = if b.quick() || !full { 30 } else { SEEKS };
     let mut rng = SimRng::new(0x5eec);
     let mut ms = Vec::with_capacity(seeks);
+    let mut cpu_ms = Vec::with_capacity(seeks);
+    let cpu = ThreadCpu::open();
     let mut resimulated = 0_u64;
     for _ in 0..seeks {
         let target = rng.next_u64() % (ticks + 1);
+        let cpu0 = cpu.fresh_ns();
         let started = Instant::now();
         let seek = playback.seek(target)?;
         ms.push(started.elapsed().as_secs_f64() * 1e3);
+        if let (Some(a), Some(c)) = (cpu0, cpu.fresh_ns()) {
+            cpu_ms.push(c.saturating_sub(a) as f64 / 1e6);
+        }
         resimulated += seek.resimulated;
         if seek.divergence.is_some() || Some(playback.state_hash()) != recorded.hash_at(target) {
             eprintln!("replay: a seek did not reach the recorded state: {seek}");
@@ -212,6 +223,24 @@ fn measure(
     b.record(&format!("{area}.seek.fx.10k.p50_ms"), stats.median, "ms");
     b.record(&format!("{area}.seek.fx.10k.p99_ms"), stats.p99, "ms");
     b.record(&format!("{area}.seek.fx.10k.max_ms"), stats.max, "ms");
+    if cpu_ms.len() == seeks {
+        let cpu_stats = Stats::of(&mut cpu_ms);
+        b.record(
+            &format!("{area}.seek.fx.10k.cpu_p50_ms"),
+            cpu_stats.median,
+            "ms",
+        );
+        b.record(
+            &format!("{area}.seek.fx.10k.cpu_p99_ms"),
+            cpu_stats.p99,
+            "ms",
+        );
+        b.record(
+            &format!("{area}.seek.fx.10k.cpu_max_ms"),
+            cpu_stats.max,
+            "ms",
+        );
+    }
     b.record(
         &format!("{area}.seek.fx.10k.mean_resimulated_ticks"),
         resimulated as f64 / seeks as f64,
