@@ -290,11 +290,11 @@ fn native_example_hash(example: &str, ticks: u64) -> anyhow::Result<String> {
 }
 
 /// The native demo's state hash after `HASH_TICK` ticks of its default
-/// scripted session (unpaced: every tick on virtual time; the debug build
-/// the workspace suite already built).
+/// scripted session (unpaced: every tick on virtual time; a debug build
+/// with the `webrtc` feature, which the WebRTC step's native peer is).
 fn native_hash() -> anyhow::Result<String> {
     let mut c = cargo();
-    c.args(["run", "-q", "-p", "laige-demo", "--"]);
+    c.args(["run", "-q", "-p", "laige-demo", "--features", "webrtc", "--"]);
     c.args(["--unpaced", "--quiet", "--ticks", &HASH_TICK.to_string()]);
     reported_state_hash(c, "the native demo")
 }
@@ -334,7 +334,31 @@ pub fn demo_test() -> anyhow::Result<bool> {
     // offscreen render.
     c.arg(root().join("target/debug/laige-demo"));
     let demo = crate::run::step("browser: the demo page in headless Chromium", c)?;
-    Ok(examples_test(&site.dir)? && demo)
+    let examples = examples_test(&site.dir)?;
+    Ok(webrtc_test(&site.dir)? && examples && demo)
+}
+
+/// The browser half of the WebRTC sessions (`xtask/web/webrtc-test.mjs`):
+/// pages of the site (the module built above: no second wasm build) and
+/// the native demo `native_hash` built (feature `webrtc`) in sessions
+/// through laige-testkit's
+/// `laige-signaling` server on 127.0.0.1: two pages agree on every
+/// confirmed tick, a page and a native peer agree (fixed point and pinned
+/// floats), a closed page ends the native peer with code 10, a divergent
+/// native build is caught as a desync on both sides.
+fn webrtc_test(site: &Path) -> anyhow::Result<bool> {
+    // Its own cargo call: built with the demo, the server's dependencies
+    // would change the features of the demo's (and rebuild it).
+    let mut c = cargo();
+    c.args(["build", "-q", "-p", "laige-testkit", "--features", "signaling"]);
+    c.args(["--bin", "laige-signaling"]);
+    checked(c, "building laige-signaling")?;
+    let mut c = Command::new("node");
+    c.current_dir(root());
+    c.arg("xtask/web/webrtc-test.mjs").arg(site);
+    c.arg(root().join("target/debug/laige-signaling"));
+    c.arg(root().join("target/debug/laige-demo"));
+    crate::run::step("browser: WebRTC sessions (pages and a native peer)", c)
 }
 
 /// The examples' pages in headless Chromium (`xtask/web/examples-test.mjs`):
