@@ -115,8 +115,10 @@ pub fn unoptimized_deps_config(profile: &str) -> Vec<String> {
 }
 
 /// The features the workspace suite turns on beyond the defaults: the
-/// WebRTC transport of laige-net and the demo's `--net webrtc`.
-const WEBRTC: &str = "laige-net/webrtc,laige-demo/webrtc";
+/// WebRTC transport of laige-net and the demo's `--net webrtc`, and
+/// laige-testkit's signaling server (the `laige-signaling` binary of the
+/// browser's WebRTC step, built here with the demo it plays against).
+pub(crate) const WEBRTC: &str = "laige-net/webrtc,laige-demo/webrtc,laige-testkit/signaling";
 
 /// The first line of a test file's `//!` doc comment (what it checks).
 fn test_summary(pkg: &str, test: &str) -> String {
@@ -246,10 +248,15 @@ pub fn test() -> anyhow::Result<()> {
         "laige-net",
         "-p",
         "laige-demo",
+        "-p",
+        "laige-testkit",
         "--all-targets",
     ]);
     c.args(["--features", WEBRTC, "--", "-D", "warnings"]);
-    if !step("webrtc feature: clippy laige-net and laige-demo", c)? {
+    if !step(
+        "webrtc feature: clippy laige-net, laige-demo, laige-testkit",
+        c,
+    )? {
         failed.push("webrtc clippy".to_owned());
     }
 
@@ -314,7 +321,8 @@ pub fn test() -> anyhow::Result<()> {
 
     // 4c. The browser: the demo's page in headless Chromium runs 300+
     //     frames of the 10k swarm on WebGL2 without a console error, and
-    //     its state hash at tick 300 equals the native demo's.
+    //     its state hash at tick 300 equals the native demo's; then pages
+    //     and a native peer in WebRTC sessions (webrtc-test.mjs).
     println!("\n==> web (the demo page in headless Chromium)");
     match crate::web::demo_test() {
         Ok(true) => {}

@@ -334,7 +334,47 @@ pub fn demo_test() -> anyhow::Result<bool> {
     // offscreen render.
     c.arg(root().join("target/debug/laige-demo"));
     let demo = crate::run::step("browser: the demo page in headless Chromium", c)?;
-    Ok(examples_test(&site.dir)? && demo)
+    let examples = examples_test(&site.dir)?;
+    Ok(webrtc_test(&site.dir)? && examples && demo)
+}
+
+/// The browser half of the WebRTC sessions (`xtask/web/webrtc-test.mjs`):
+/// pages of the site (the module built above: no second wasm build), the
+/// native demo with its `webrtc` feature and laige-testkit's
+/// `laige-signaling` server on 127.0.0.1 — both binaries of the workspace
+/// suite's build (`cargo test --no-run` with its features: nothing to
+/// build after `cargo xtask test`'s first step) — in sessions: two pages
+/// agree on every confirmed tick, a page and a native peer agree (fixed
+/// point and pinned floats), a closed page ends the native peer with code
+/// 10, a divergent native build is caught as a desync on both sides.
+fn webrtc_test(site: &Path) -> anyhow::Result<bool> {
+    let mut c = cargo();
+    c.args(["test", "--workspace", "--all-targets", "--no-run"]);
+    c.args(["--features", crate::run::WEBRTC, "--message-format=json"]);
+    c.stderr(std::process::Stdio::inherit());
+    let out = c.output().context("building the workspace suite")?;
+    if !out.status.success() {
+        bail!(
+            "building the workspace suite ({}) failed",
+            crate::run::WEBRTC
+        );
+    }
+    let executable = |name: &str| -> anyhow::Result<PathBuf> {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            // The binary itself, not its unit-test harness.
+            .filter(|m| m["target"]["kind"][0] == "bin" && m["target"]["name"] == name)
+            .filter(|m| m["profile"]["test"] == false)
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .with_context(|| format!("no {name} binary in the workspace suite's build"))
+    };
+    let (signaling, demo) = (executable("laige-signaling")?, executable("laige-demo")?);
+    let mut c = Command::new("node");
+    c.current_dir(root());
+    c.arg("xtask/web/webrtc-test.mjs").arg(site);
+    c.arg(signaling).arg(demo);
+    crate::run::step("browser: WebRTC sessions (pages and a native peer)", c)
 }
 
 /// The examples' pages in headless Chromium (`xtask/web/examples-test.mjs`):

@@ -245,11 +245,15 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
     };
     let limit = limit_of(args);
     let rate = config.game_loop.tick_rate_hz;
-    let mut builder = Engine::builder()
-        .game(game)
-        .config(config.clone())
-        .options(options_of(args, config, entities))
-        .replay_identity(replay_identity(entities));
+    // A changed build diverges from its peers: their desync detection
+    // catches it (the browser's WebRTC test).
+    let mut builder = perturbed(
+        Engine::builder()
+            .game(game)
+            .config(config.clone())
+            .options(options_of(args, config, entities))
+            .replay_identity(replay_identity(entities)),
+    )?;
     if let (Some(seat), false) = (seating.seat, args.window) {
         builder = builder.scripted_input(laige_demo::pilot_script(
             seat,

@@ -36,7 +36,7 @@ use laige_engine::net::{
     UdpNonBlockingSocket,
 };
 use laige_engine::sim::replay::ReplayHeader;
-use laige_engine::{EngineConfig, Error, ErrorCode, Result, World};
+use laige_engine::{EngineConfig, Error, ErrorCode, MathBackend, Result, World};
 
 use crate::sim::PilotInput;
 
@@ -503,19 +503,48 @@ fn record<A: PeerAddr>(
 
 /// Joins the WebRTC room at `signal` and waits for it to fill (up to
 /// [`LOBBY_TIMEOUT_AFTER`]); this player's seat is its place among the
-/// room's peer ids.
+/// room's peer ids. A page cannot wait: it polls the room from its frames
+/// ([`webrtc_room_of`]) and seats itself with [`webrtc_seating`].
 #[cfg(feature = "webrtc")]
 fn webrtc_room(signal: &str, players: u8) -> Result<Seating> {
-    use laige_engine::net::{WebRtcRoom, WebRtcTransport};
-    let mut room = WebRtcRoom::new(signal, usize::from(players));
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let transport =
+            laige_engine::net::WebRtcTransport::connect(&webrtc_room_of(signal, players))?;
+        Ok(webrtc_seating(transport, players))
+    }
+    #[cfg(target_arch = "wasm32")]
+    let _ = players;
+    #[cfg(target_arch = "wasm32")]
+    Err(Error::invalid_argument(
+        LOBBY_FAILED,
+        "signal",
+        signal,
+        "a page polls the room from its frames (net::webrtc_seating), it cannot wait for it",
+    ))
+}
+
+/// The WebRTC room at `signal` for `players` players, waited for up to
+/// [`LOBBY_TIMEOUT_AFTER`].
+#[cfg(feature = "webrtc")]
+#[must_use]
+pub fn webrtc_room_of(signal: &str, players: u8) -> laige_engine::net::WebRtcRoom {
+    let mut room = laige_engine::net::WebRtcRoom::new(signal, usize::from(players));
     room.timeout = LOBBY_TIMEOUT_AFTER;
-    let transport = WebRtcTransport::connect(&room)?;
+    room
+}
+
+/// The seating of a full WebRTC room (`transport` connected): the seats by
+/// peer id, this player's among them; [`driver`] takes the transport.
+#[cfg(feature = "webrtc")]
+#[must_use]
+pub fn webrtc_seating(transport: laige_engine::net::WebRtcTransport, players: u8) -> Seating {
     let seats = transport.seats();
     let seat = seats
         .iter()
         .position(|s| *s == Seat::Local)
         .and_then(|s| u8::try_from(s).ok());
-    Ok(Seating {
+    Seating {
         seats: Vec::new(),
         seat,
         players,
@@ -523,7 +552,7 @@ fn webrtc_room(signal: &str, players: u8) -> Result<Seating> {
         late: false,
         listener: None,
         room: Some(Arc::new(Mutex::new(Some((transport, seats))))),
-    })
+    }
 }
 
 #[cfg(not(feature = "webrtc"))]
@@ -574,6 +603,83 @@ fn webrtc_driver(
         Some(never) => match never {},
         None => Err(lobby_failed("no WebRTC room in this build".into())),
     }
+}
+
+/// `demo/pair_not_promised`: a session's backend is not promised to agree
+/// between the peers' targets (the supported-pairs table): the session
+/// does not start.
+pub const PAIR_NOT_PROMISED: EventId = EventId::new("demo", "pair_not_promised");
+
+/// The supported-pairs table, generated from the detcheck matrix
+/// (`laige_sim::determinism`), as this build was made with it.
+pub const PAIRS_TABLE: &str = include_str!("../../laige-sim/src/determinism_pairs.md");
+
+/// Where [`PAIRS_TABLE`] comes from, for a refusal's message.
+pub const PAIRS_TABLE_NAME: &str =
+    "the supported-pairs table (laige_sim::determinism, crates/laige-sim/src/determinism_pairs.md)";
+
+/// The targets of a browser page playing against a native x86_64 peer:
+/// the page's `wasm32-unknown-unknown` (V8) and `x86_64-unknown-linux-gnu`.
+pub const BROWSER_AND_NATIVE: [&str; 2] = ["wasm32-unknown-unknown", "x86_64-unknown-linux-gnu"];
+
+/// Refuses a session on `backend` unless `table` (a supported-pairs table
+/// as [`PAIRS_TABLE`]) marks every one of `targets` ✓ in the backend's
+/// column: a rollback session agrees bit for bit only where the backend's
+/// results are promised equal on both sides.
+///
+/// ```
+/// use laige_demo::net::{BROWSER_AND_NATIVE, PAIRS_TABLE, session_pair_promised};
+/// use laige_engine::MathBackend;
+/// session_pair_promised(PAIRS_TABLE, MathBackend::FixedPoint16_16, &BROWSER_AND_NATIVE)?;
+/// # Ok::<(), laige_engine::Error>(())
+/// ```
+///
+/// # Errors
+/// `demo/pair_not_promised` naming the backend, the target and the table
+/// when a target's cell is not ✓, the target has no row or the table no
+/// column for the backend.
+pub fn session_pair_promised(table: &str, backend: MathBackend, targets: &[&str]) -> Result<()> {
+    let refused = |target: &str, why: &str| {
+        Error::invalid_argument(
+            PAIR_NOT_PROMISED,
+            "backend",
+            backend.id(),
+            "a backend the supported-pairs table promises on both peers' targets",
+        )
+        .with_detail(format!(
+            "{} sessions between {} are not promised: {target} {why} in {PAIRS_TABLE_NAME}",
+            backend.id(),
+            targets.join(" and ")
+        ))
+    };
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_owned())
+            .collect()
+    };
+    let column = format!("`{}`", backend.id());
+    let mut rows = table.lines().filter(|l| l.trim_start().starts_with('|'));
+    let header = rows.next().map(cells).unwrap_or_default();
+    let Some(at) = header.iter().position(|c| *c == column) else {
+        return Err(refused(
+            targets.first().copied().unwrap_or(""),
+            "has no column for the backend",
+        ));
+    };
+    let rows: Vec<Vec<String>> = rows.map(cells).collect();
+    for target in targets {
+        let name = format!("`{target}`");
+        match rows.iter().find(|r| r.first() == Some(&name)) {
+            None => return Err(refused(target, "has no row")),
+            Some(r) if !r.get(at).is_some_and(|c| c.starts_with('✓')) => {
+                return Err(refused(target, "is not marked ✓"));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Each later epoch's UDP socket: a free port, with this peer's faults.
@@ -645,6 +751,54 @@ pub fn session_record_header(config: &EngineConfig, entities: u32) -> ReplayHead
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_browser_and_native_session_is_promised_on_both_backends_by_this_table() {
+        for backend in MathBackend::ALL {
+            session_pair_promised(PAIRS_TABLE, backend, &BROWSER_AND_NATIVE).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_pinned_session_is_refused_where_the_table_does_not_mark_the_browser() {
+        // The table as it would be if V8's pinned floats differed from x86_64's.
+        let table = PAIRS_TABLE
+            .lines()
+            .map(|l| {
+                if l.starts_with("| `wasm32-unknown-unknown`") {
+                    l.replacen(
+                        "| ✓ promised: = x86_64-linux |",
+                        "| ✗ not promised across targets |",
+                        1,
+                    )
+                } else {
+                    l.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_ne!(table, PAIRS_TABLE.trim_end());
+        let e = session_pair_promised(&table, MathBackend::FloatPinned32, &BROWSER_AND_NATIVE)
+            .unwrap_err();
+        assert_eq!(e.id(), PAIR_NOT_PROMISED);
+        let text = e.to_string();
+        for part in [
+            "float_pinned_32",
+            "wasm32-unknown-unknown",
+            "supported-pairs table",
+        ] {
+            assert!(text.contains(part), "{text}");
+        }
+        // Fixed point stays promised there; a target without a row is not.
+        session_pair_promised(&table, MathBackend::FixedPoint16_16, &BROWSER_AND_NATIVE).unwrap();
+        let e = session_pair_promised(
+            PAIRS_TABLE,
+            MathBackend::FixedPoint16_16,
+            &["riscv64gc-unknown-linux-gnu"],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("has no row"), "{e}");
+    }
 
     #[test]
     fn a_welcome_seats_the_joiner_among_the_players() {

@@ -104,7 +104,7 @@ pub(crate) type NetStart = ();
 /// ended by itself, so that they receive this peer's last inputs and reach
 /// their own end: 1 s, five of GGRS's 200 ms resend intervals.
 #[cfg(feature = "net")]
-const NET_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+pub(crate) const NET_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How a driver runs its frames (fixed when the run starts).
 #[derive(Clone, Copy, Debug)]
@@ -263,6 +263,22 @@ impl<C: MonotonicClock> Session<C> {
             self.net = Some(start(self.game_loop.world_mut()).map_err(setup_failed)?);
         }
         Ok(())
+    }
+
+    /// One poll of the network session after the run ended by itself, for
+    /// a driver that cannot wait ([`NET_LINGER`] of them, the page's
+    /// animation frames, instead of the shutdown's blocking linger):
+    /// whether the session is still live (it is not ended, a peer may
+    /// still need this peer's last inputs). Cold path.
+    #[cfg(all(feature = "net", feature = "web", target_arch = "wasm32"))]
+    pub(crate) fn linger_poll(&mut self) -> bool {
+        match self.net.as_mut() {
+            Some(net) if net.report().end.is_none() => {
+                net.linger(std::time::Duration::ZERO);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The end of the network session, once it ended.

@@ -261,6 +261,7 @@ impl<G: Game + 'static, S: EngineScalar> BackendVisitor<S> for WebRun<G> {
             live: None,
             on_end: Some(self.on_end),
             cursor: InputPoint::default(),
+            linger_until: None,
             _scalar: std::marker::PhantomData,
         };
         event_loop.spawn_app(app);
@@ -371,6 +372,11 @@ struct WebApp<G, S> {
     live: Option<Live>,
     on_end: Option<WebRunEnd>,
     cursor: InputPoint,
+    /// Set when the run reached its limit with a network session live:
+    /// until this reading (ns) the frames only poll the session, so that
+    /// the peers receive this peer's last inputs (the native shutdown's
+    /// linger, which a page's thread cannot wait through).
+    linger_until: Option<i64>,
     _scalar: std::marker::PhantomData<fn() -> S>,
 }
 
@@ -449,8 +455,21 @@ impl<G: Game, S: EngineScalar> WebApp<G, S> {
             return;
         };
         let now = SteadyClock.now_ns();
+        if let Some(until) = self.linger_until {
+            if now < until && lingers(&mut live.session) {
+                live.window.request_redraw();
+            } else {
+                self.end(event_loop, ExitReason::Completed);
+            }
+            return;
+        }
         let since_start = now - live.session.game_loop.start_reference_ns().unwrap_or(now);
         if live.session.next_frame(since_start).is_none() {
+            if lingers(&mut live.session) {
+                self.linger_until = Some(now.saturating_add(linger_ns()));
+                live.window.request_redraw();
+                return;
+            }
             self.end(event_loop, ExitReason::Completed);
             return;
         }
@@ -465,6 +484,30 @@ impl<G: Game, S: EngineScalar> WebApp<G, S> {
         }
         live.window.request_redraw();
     }
+}
+
+/// Whether a run that ended by itself keeps answering its network
+/// session's peers (one poll each frame: `Session::linger_poll`).
+#[cfg(feature = "net")]
+fn lingers(session: &mut Session<SteadyClock>) -> bool {
+    session.linger_poll()
+}
+
+#[cfg(not(feature = "net"))]
+fn lingers(_session: &mut Session<SteadyClock>) -> bool {
+    false
+}
+
+/// How long a page keeps polling its session after the run's end
+/// (the native shutdown's linger).
+#[cfg(feature = "net")]
+fn linger_ns() -> i64 {
+    i64::try_from(crate::session::NET_LINGER.as_nanos()).unwrap_or(i64::MAX)
+}
+
+#[cfg(not(feature = "net"))]
+fn linger_ns() -> i64 {
+    0
 }
 
 impl<G: Game, S: EngineScalar> ApplicationHandler for WebApp<G, S> {

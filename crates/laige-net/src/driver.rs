@@ -2,10 +2,11 @@
 //! [`NetReport`], what it reports when the run ends.
 
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use laige_core::Result;
 use laige_sim::{SystemSchedule, World};
+use web_time::Instant;
 
 use crate::input::PlayerInput;
 use crate::outcome::{Advance, NetEnd, NetStats};
@@ -118,8 +119,17 @@ impl<A: fmt::Display> fmt::Display for NetEnd<A> {
 }
 
 /// Sleeps in steps of `step` until `until` or until `done` says so.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn poll_until(until: Instant, step: Duration, mut done: impl FnMut() -> bool) {
     while Instant::now() < until && !done() {
         std::thread::sleep(step);
     }
+}
+
+/// On wasm32 one poll only: a page's thread must not sleep (std's sleep
+/// panics there), and the socket's own work (a browser's data channels)
+/// runs on that thread only after the caller returns.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn poll_until(_until: Instant, _step: Duration, mut done: impl FnMut() -> bool) {
+    let _ = done();
 }

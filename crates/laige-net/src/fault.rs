@@ -5,9 +5,10 @@
 //! [`SealedSocket::with_faults`](crate::SealedSocket::with_faults): the
 //! faults happen below the integrity check, as on a real network.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use laige_core::{Error, Result};
+use web_time::Instant;
 
 use crate::events;
 use crate::transport::Transport;

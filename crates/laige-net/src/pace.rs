@@ -1,8 +1,9 @@
 //! [`TickPacer`]: due ticks on a wall-clock tick grid, for hosts that drive
 //! a [`NetSession`](crate::NetSession) without the engine's loop.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use web_time::Instant;
 /// Counts the ticks due on a fixed-rate grid since it started: the host
 /// calls [`due`](Self::due) each frame and advances the session that many
 /// times. Time sync slows the simulation by skipping some of these due

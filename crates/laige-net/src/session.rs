@@ -3,7 +3,7 @@
 
 use std::marker::PhantomData;
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ggrs::{
     GgrsError, GgrsEvent, GgrsRequest, P2PSession, SessionState, SpectatorSession, SyncTestSession,
@@ -13,6 +13,7 @@ use laige_sim::input::InputQueue;
 use laige_sim::replay::ReplayHeader;
 use laige_sim::snapshot::{SnapshotRing, WorldSnapshot};
 use laige_sim::{SystemSchedule, World};
+use web_time::Instant;
 
 use crate::config::{DESYNC_INTERVAL, NetConfig};
 use crate::desync::{self, checksum};

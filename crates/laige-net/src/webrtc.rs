@@ -341,7 +341,10 @@ fn spawn_loop(run: impl std::future::Future<Output = ()> + Send + 'static) -> Re
 
 /// Runs the socket's message loop on the page's executor.
 #[cfg(target_arch = "wasm32")]
-#[allow(clippy::unnecessary_wraps)]
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "the same signature as the native spawn, which can fail"
+)]
 fn spawn_loop(run: impl std::future::Future<Output = ()> + 'static) -> Result<()> {
     wasm_bindgen_futures::spawn_local(run);
     Ok(())

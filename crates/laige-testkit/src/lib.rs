@@ -2,10 +2,15 @@
 //!
 //! Test support shared by laige's windowed tests and benches (one copy
 //! instead of three): [`PrivateXvfb`], a private X server for a test that
-//! needs a real window on a machine without a display.
+//! needs a real window on a machine without a display; with the
+//! `signaling` feature, [`signaling`]: a WebRTC signaling server on
+//! 127.0.0.1 (also the `laige-signaling` binary).
 //!
 //! Not a dependency of any library crate: only tests, benches and tools use
 //! it.
+
+#[cfg(feature = "signaling")]
+pub mod signaling;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

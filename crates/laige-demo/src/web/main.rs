@@ -11,14 +11,23 @@
 //! the mouse and keys work either way), `interpolate=0` (draw each tick's
 //! positions, not blended by alpha), `hash_every=N` (record the state hash
 //! every N ticks; default 60), `panic_at=N` (panic at tick N: how a test
-//! sees that a panic reaches the page). The view fits the arena to the
+//! sees that a panic reaches the page), `backend=B` (`fixed_point_16_16`,
+//! the default, or `float_pinned_32`). The view fits the arena to the
 //! canvas's size.
+//!
+//! `signal=ws://HOST:PORT/ROOM&players=N` (default 2): the page is one
+//! player of a WebRTC session, as `laige-demo --net webrtc --signal URL
+//! --players N` is natively (any mix of pages and native peers in one
+//! room): seated by peer id, this seat's pilot script as input, the
+//! confirmed state hashes logged (`laige_net_hashes` once the run ended).
 //!
 //! What the page (and the browser test) reads: the exports of `page.rs`,
 //! which the page puts on `window.laigeDemo` — `laige_hash_at` (the
 //! recorded state hash at a tick), `laige_status` (frames, ticks, presented
 //! frames, drops, first-present time, the end), `laige_input_log` (every
-//! tick's delivered input) — and `window.laigePanic`, set with the message
+//! tick's delivered input), `laige_net_hashes` (a session's confirmed
+//! hashes, as `--net-hashes` writes them) — `window.laigeSeat` (this
+//! player's seat, once the room is full) and `window.laigePanic`, set with the message
 //! of a Rust panic before the module traps (the message also goes to
 //! `console.error`), and `window.laigeEnd`, the report's line when the run
 //! ends.

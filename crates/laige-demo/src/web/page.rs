@@ -1,16 +1,23 @@
 //! The page side of `laige-demo-web`: the panic report, the address's
 //! options, the demo wrapped to record its state hashes and frame numbers,
-//! the engine's web run, and the exports the page reads.
+//! the engine's web run (alone, or as one peer of a WebRTC session), and
+//! the exports the page reads.
 
 use std::cell::RefCell;
 use std::fmt::Write as _;
+use std::rc::Rc;
 
-use laige_demo::{Demo, headless_script, input_log, replay_identity};
+use laige_demo::net::{self as demo_net, NetPlan, Role};
+use laige_demo::{Demo, NetDemo, headless_script, input_log, pilot_script, replay_identity};
+use laige_engine::net::fault::Faults;
+use laige_engine::net::{NetConfig, WebRtcTransport};
 use laige_engine::page::{self, now_ms, query, set_global};
 use laige_engine::{
     Engine, EngineConfig, EngineOptions, EngineScalar, Frame, Game, GameWrapper, RunLimit,
     RunReport, World,
 };
+use wasm_bindgen::JsCast as _;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// What the page can read about the run.
@@ -34,6 +41,9 @@ struct Status {
     end: Option<String>,
     /// The run's recording (`record=1`), once the run ended.
     recording: Option<Vec<u8>>,
+    /// A session's confirmed `(tick, state hash)` pairs as `laige-demo
+    /// --net-hashes` writes them (`TICK HASH` lines), once the run ended.
+    net_hashes: String,
 }
 
 thread_local! {
@@ -57,24 +67,24 @@ fn json_text(t: &str) -> String {
     out
 }
 
-/// The demo, recording its state hash every `hash_every` ticks and its
-/// frame numbers for the page.
-struct WebDemo {
-    demo: Demo,
+/// The demo (alone, or a session's [`NetDemo`]), recording its state
+/// hash every `hash_every` ticks and its frame numbers for the page.
+struct WebDemo<G> {
+    demo: G,
     hash_every: u64,
     /// Panic at this tick (`panic_at=N`: the test that a panic reaches the
     /// page with its message).
     panic_at: Option<u64>,
 }
 
-impl GameWrapper for WebDemo {
-    type Inner = Demo;
+impl<G: Game> GameWrapper for WebDemo<G> {
+    type Inner = G;
 
-    fn inner(&self) -> &Demo {
+    fn inner(&self) -> &G {
         &self.demo
     }
 
-    fn inner_mut(&mut self) -> &mut Demo {
+    fn inner_mut(&mut self) -> &mut G {
         &mut self.demo
     }
 
@@ -122,6 +132,14 @@ fn ended(outcome: laige_engine::Result<RunReport>) {
     let line = match outcome {
         Ok(mut report) => {
             let mut line = page::end_line(&report);
+            if let Some(net) = &report.net {
+                let _ = write!(line, "\n{net}");
+                let mut text = String::with_capacity(net.confirmed.len() * 24);
+                for (tick, hash) in &net.confirmed {
+                    let _ = writeln!(text, "{tick} {hash:016x}");
+                }
+                STATUS.with_borrow_mut(|s| s.net_hashes = text);
+            }
             if let Some(recorded) = report.recording.take() {
                 let _ = write!(line, "; {recorded}");
                 if let Some(e) = &recorded.error {
@@ -165,20 +183,33 @@ fn entities_of(search: &str) -> u32 {
         .map_or(10_000, |n| u32::try_from(n).unwrap_or(u32::MAX))
 }
 
-fn run() -> laige_engine::Result<()> {
-    let search = page::search();
+/// What the address sets up for any run: the config (the canvas's size,
+/// `interpolate=0`, `backend=…`), the options, the entities, the hash
+/// interval, the limit.
+struct Plan {
+    config: EngineConfig,
+    options: EngineOptions,
+    entities: u32,
+    hash_every: u64,
+    limit: RunLimit,
+    panic_at: Option<u64>,
+    canvas: web_sys::HtmlCanvasElement,
+}
+
+fn plan(search: &str) -> laige_engine::Result<Plan> {
     let canvas = page::canvas(page::CANVAS_ID)?;
-    let number = |key: &str| query(&search, key).and_then(|v| v.parse::<u64>().ok());
-    let entities = entities_of(&search);
-    let hash_every = number("hash_every").unwrap_or(60);
-    let limit = number("ticks").map_or(RunLimit::Unlimited, RunLimit::Ticks);
+    let number = |key: &str| query(search, key).and_then(|v| v.parse::<u64>().ok());
+    let entities = entities_of(search);
     STATUS.with_borrow_mut(|s| s.hashes.reserve(1024));
     let mut config = EngineConfig::default();
     // The view fits the arena to the canvas (`demo_view` reads these).
     config.render.window_width = canvas.width();
     config.render.window_height = canvas.height();
-    if query(&search, "interpolate").as_deref() == Some("0") {
+    if query(search, "interpolate").as_deref() == Some("0") {
         config.render.interpolation = false;
+    }
+    if let Some(backend) = query(search, "backend") {
+        config.determinism.math = backend.parse()?;
     }
     let options = EngineOptions {
         handle_ctrl_c: false,
@@ -186,27 +217,168 @@ fn run() -> laige_engine::Result<()> {
         sprite_capacity: entities as usize + 256,
         ..EngineOptions::default()
     };
+    Ok(Plan {
+        config,
+        options,
+        entities,
+        hash_every: number("hash_every").unwrap_or(60),
+        limit: number("ticks").map_or(RunLimit::Unlimited, RunLimit::Ticks),
+        panic_at: number("panic_at"),
+        canvas,
+    })
+}
+
+fn run() -> laige_engine::Result<()> {
+    let search = page::search();
+    let plan = plan(&search)?;
+    if let Some(signal) = query(&search, "signal") {
+        let signal = js_sys::decode_uri_component(&signal)
+            .ok()
+            .and_then(|s| s.as_string())
+            .unwrap_or(signal);
+        return join(&search, plan, &signal);
+    }
+    let number = |key: &str| query(&search, key).and_then(|v| v.parse::<u64>().ok());
     let game = WebDemo {
         demo: Demo {
-            entities,
+            entities: plan.entities,
             progress_every_frames: 0,
             ..Demo::default()
         },
-        hash_every,
-        panic_at: number("panic_at"),
+        hash_every: plan.hash_every,
+        panic_at: plan.panic_at,
     };
     let mut builder = Engine::builder()
         .game(game)
-        .config(config.clone())
-        .options(options)
-        .replay_identity(replay_identity(entities));
+        .config(plan.config.clone())
+        .options(plan.options)
+        .replay_identity(replay_identity(plan.entities));
     if let Some(seconds) = number("script") {
-        builder = builder.scripted_input(headless_script(seconds, config.game_loop.tick_rate_hz));
+        builder =
+            builder.scripted_input(headless_script(seconds, plan.config.game_loop.tick_rate_hz));
     }
     if number("record") == Some(1) {
         builder = builder.record_in_memory();
     }
-    builder.build()?.run_web(canvas, limit, ended)
+    builder.build()?.run_web(plan.canvas, plan.limit, ended)
+}
+
+/// The seconds of the pilot's script when the run has no tick limit.
+const UNLIMITED_SCRIPT_SECONDS: u64 = 600;
+
+/// Joins the WebRTC room at `signal` (`players=N`, default 2) and, once it
+/// is full, runs the demo as one peer of the session (the native
+/// `laige-demo --net webrtc`'s: the same seats by peer id, the same pilot
+/// script for this player's seat, the confirmed hashes logged). The room
+/// is polled once per animation frame: nothing on the page's thread
+/// waits for it. A backend that the supported-pairs table does not
+/// promise between this page and a native x86_64 peer is refused first.
+fn join(search: &str, plan: Plan, signal: &str) -> laige_engine::Result<()> {
+    demo_net::session_pair_promised(
+        demo_net::PAIRS_TABLE,
+        plan.config.determinism.math,
+        &demo_net::BROWSER_AND_NATIVE,
+    )?;
+    let players = query(search, "players")
+        .and_then(|v| v.parse::<u8>().ok())
+        .unwrap_or(2);
+    let transport = WebRtcTransport::open(&demo_net::webrtc_room_of(signal, players))?;
+    let signal = signal.to_owned();
+    poll_room(transport, move |transport| {
+        let seating = demo_net::webrtc_seating(transport, players);
+        if let Some(seat) = seating.seat {
+            set_global(
+                "laigeSeat",
+                &format!("player {seat} of {players} in {signal}"),
+            );
+        }
+        if let Err(e) = start_peer(plan, seating, signal) {
+            ended(Err(e));
+        }
+    });
+    Ok(())
+}
+
+/// Polls `transport`'s room from the page's animation frames until it is
+/// full (then `full` takes it) or fails (the run ends with the error).
+fn poll_room(transport: WebRtcTransport, full: impl FnOnce(WebRtcTransport) + 'static) {
+    type Callback = Rc<RefCell<Option<Closure<dyn FnMut()>>>>;
+    fn next(frame: &Callback) {
+        if let (Some(window), Some(f)) = (web_sys::window(), frame.borrow().as_ref()) {
+            let _ = window.request_animation_frame(f.as_ref().unchecked_ref());
+        }
+    }
+    let frame: Callback = Rc::new(RefCell::new(None));
+    let again = Rc::clone(&frame);
+    let mut waiting = Some((transport, full));
+    // The callback stays alive with the page (it is not freed from inside
+    // itself): one small closure per page.
+    *frame.borrow_mut() = Some(Closure::new(move || {
+        let Some((transport, _)) = waiting.as_mut() else {
+            return;
+        };
+        match transport.connected() {
+            Ok(false) => next(&again),
+            Ok(true) => {
+                if let Some((transport, full)) = waiting.take() {
+                    full(transport);
+                }
+            }
+            Err(e) => {
+                waiting = None;
+                ended(Err(e));
+            }
+        }
+    }));
+    next(&frame);
+}
+
+/// The demo as one peer of the full room's session.
+fn start_peer(plan: Plan, seating: demo_net::Seating, signal: String) -> laige_engine::Result<()> {
+    let rate = plan.config.game_loop.tick_rate_hz;
+    let defaults = NetConfig::default();
+    let net_plan = NetPlan {
+        role: Role::WebRtc {
+            signal,
+            players: seating.players,
+        },
+        config: NetConfig {
+            tick_rate_hz: rate as usize,
+            confirmed_log: demo_net::CONFIRMED_LOG,
+            ..defaults
+        },
+        faults: Faults::default(),
+        record: None,
+    };
+    let script_seconds = match plan.limit {
+        RunLimit::Ticks(n) => n.div_ceil(u64::from(rate)) + 1,
+        _ => UNLIMITED_SCRIPT_SECONDS,
+    };
+    let game = WebDemo {
+        demo: NetDemo {
+            demo: Demo {
+                entities: plan.entities,
+                progress_every_frames: 0,
+                ..Demo::default()
+            },
+            players: seating.players,
+            pilot: None,
+        },
+        hash_every: plan.hash_every,
+        panic_at: plan.panic_at,
+    };
+    let mut builder = Engine::builder()
+        .game(game)
+        .config(plan.config)
+        .options(plan.options)
+        .replay_identity(replay_identity(plan.entities));
+    if let Some(seat) = seating.seat {
+        builder = builder.scripted_input(pilot_script(seat, script_seconds, rate));
+    }
+    builder
+        .net(move |world| demo_net::driver(&net_plan, &seating, world))
+        .build()?
+        .run_web(plan.canvas, plan.limit, ended)
 }
 
 /// The state hash recorded at `tick` (hex), if the run recorded one there.
@@ -322,6 +494,15 @@ pub fn laige_bench_ticks(backend: &str, entities: u32, ticks: u32) -> String {
         ),
         Err(e) => format!("{{\"error\":\"{}\"}}", json_text(&e.to_string())),
     }
+}
+
+/// A session's confirmed `(tick, state hash)` pairs once the run ended,
+/// one `TICK HASH` line each (hash in hex), as `laige-demo --net-hashes
+/// FILE` writes them; empty before the end or without a session.
+#[wasm_bindgen]
+#[must_use]
+pub fn laige_net_hashes() -> String {
+    STATUS.with_borrow(|s| s.net_hashes.clone())
 }
 
 /// The input every tick delivered so far (`laige_demo::input_log`'s text:

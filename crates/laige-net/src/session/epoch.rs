@@ -30,7 +30,7 @@
 //! the tick before the boundary, which every peer holds in its world.
 
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
-use std::time::Instant;
+use web_time::Instant;
 
 use ggrs::{GgrsError, GgrsRequest};
 use laige_core::{Error, ErrorCode, Result, event};

@@ -1,7 +1,7 @@
 //! Starting a [`NetDriver`]: the GGRS session of each kind (P2P rollback
 //! or lockstep, spectator, sync test) and the driver's state around it.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use ggrs::{DesyncDetection, PlayerType, SessionBuilder};
 use laige_core::{Error, Result};
