@@ -12,34 +12,12 @@
 mod net_support;
 
 use std::collections::BTreeMap;
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::TcpListener;
 use std::time::Duration;
 
-use matchbox_signaling::SignalingServer;
 use net_support::{Scratch, finish, hashes, spawn};
 
 const COMPARED: u64 = 1_200;
-
-/// Starts a full-mesh matchbox signaling server on 127.0.0.1 (any free
-/// port) on a tokio runtime thread; returns its port.
-fn signaling_server() -> u16 {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let mut server =
-                SignalingServer::full_mesh_builder(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
-                    .build();
-            tx.send(server.bind().unwrap().port()).unwrap();
-            server.serve().await.unwrap();
-        });
-    });
-    rx.recv().unwrap()
-}
 
 fn peer_args(scratch: &Scratch, signal: &str, file: &str) -> Vec<String> {
     [
@@ -73,7 +51,7 @@ fn peer_args(scratch: &Scratch, signal: &str, file: &str) -> Vec<String> {
 #[test]
 fn two_webrtc_processes_agree_on_every_confirmed_tick_through_faults() {
     let scratch = Scratch::new("webrtc");
-    let signal = format!("ws://127.0.0.1:{}/laige-demo", signaling_server());
+    let signal = format!("ws://127.0.0.1:{}/laige-demo", laige_testkit::signaling::start());
     let a = spawn(&peer_args(&scratch, &signal, "a.txt"));
     let b = spawn(&peer_args(&scratch, &signal, "b.txt"));
     let (ac, aout, aerr) = finish(a, Duration::from_secs(90));

@@ -16,7 +16,7 @@
 
 mod support;
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::TcpListener;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -27,32 +27,10 @@ use laige_net::{
     Advance, NetConfig, NetEnd, NetSession, NetStats, PeerAddr, PeerId, SealedSocket, Seat,
     SessionKey, TickPacer, Transport, UdpNonBlockingSocket, WebRtcRoom, WebRtcTransport, events,
 };
-use matchbox_signaling::SignalingServer;
 use support::{Steer, free_port, game, player_seats, script_input};
 
 const RATE_HZ: usize = 120;
 const TICKS: u64 = 1200;
-
-/// Starts a full-mesh matchbox signaling server on 127.0.0.1 (any free
-/// port) on a tokio runtime thread; returns its port.
-fn signaling_server() -> u16 {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let mut server =
-                SignalingServer::full_mesh_builder(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
-                    .build();
-            tx.send(server.bind().unwrap().port()).unwrap();
-            server.serve().await.unwrap();
-        });
-    });
-    rx.recv().unwrap()
-}
 
 fn config() -> NetConfig {
     NetConfig {
@@ -155,7 +133,7 @@ struct WebRtcRun {
 /// Two WebRTC peers in a fresh room; peer 1 drops its session at
 /// `vanish_at`.
 fn webrtc_pair(faulty: bool, vanish_at: Option<u64>) -> [WebRtcRun; 2] {
-    let url = format!("ws://127.0.0.1:{}/laige-test", signaling_server());
+    let url = format!("ws://127.0.0.1:{}/laige-test", laige_testkit::signaling::start());
     let done = Arc::new(AtomicU32::new(0));
     let peers: Vec<_> = (0..2_u64)
         .map(|n| {
@@ -281,7 +259,7 @@ fn a_signaling_server_that_is_not_there_is_a_clear_error() {
 
 #[test]
 fn a_room_that_does_not_fill_is_a_timeout_naming_who_arrived() {
-    let url = format!("ws://127.0.0.1:{}/alone", signaling_server());
+    let url = format!("ws://127.0.0.1:{}/alone", laige_testkit::signaling::start());
     let mut room = WebRtcRoom::new(url.clone(), 3);
     room.timeout = Duration::from_secs(1);
     let err = WebRtcTransport::connect(&room).unwrap_err();

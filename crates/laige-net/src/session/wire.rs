@@ -8,7 +8,7 @@
 use std::io::{ErrorKind, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream};
 
-use std::time::Instant;
+use web_time::Instant;
 
 use laige_core::{Error, ErrorCode, Result};
 
