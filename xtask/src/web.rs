@@ -1,6 +1,7 @@
-//! `cargo xtask web [--serve | --test] [--simd128]`: the demo as a static site under `target/web` (the
-//! page, the wasm module and wasm-bindgen's `--target web` glue, the
-//! module optimized by `wasm-opt` when binaryen is installed), with the
+//! `cargo xtask web [--serve | --test] [--plain]`: the demo as a static site under `target/web` (the
+//! page, the wasm module built with wasm SIMD128 and wasm-bindgen's
+//! `--target web` glue, the module optimized by `wasm-opt` when binaryen
+//! is installed), with the
 //! engine's examples that run in a page under `examples/NAME/`
 //! ([`WEB_EXAMPLES`]: each example's `main` for wasm32 is
 //! `laige_engine::page::run`), optionally served on 127.0.0.1 for a person
@@ -34,11 +35,11 @@ pub struct Args {
     /// headless Chromium against the native demo).
     #[arg(long, conflicts_with = "serve")]
     test: bool,
-    /// Build the module with wasm SIMD128 (`-C target-feature=+simd128`)
-    /// into `target/web-simd128` instead (the `web` bench area's second
-    /// site).
+    /// Build the module without wasm SIMD128 (rustc's default wasm32
+    /// features) into `target/web-plain` instead (the `web` bench area's
+    /// second site; no examples).
     #[arg(long, conflicts_with = "test")]
-    simd128: bool,
+    plain: bool,
 }
 
 /// The built site and its module's sizes in bytes.
@@ -66,7 +67,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let site = build_variant(if args.simd128 { Simd::On } else { Simd::Off })?;
+    let site = build_variant(if args.plain { Simd::Off } else { Simd::On })?;
     println!("{}", sizes(&site));
     if args.serve {
         serve(&site.dir, args.port)?;
@@ -104,19 +105,22 @@ fn have(program: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// Builds the site: the demo's web binary (release), its glue, the page.
+/// Builds the site: the demo's web binary (release, with SIMD128), its
+/// glue, the page, the examples.
 pub fn build() -> anyhow::Result<Site> {
-    build_variant(Simd::Off)
+    build_variant(Simd::On)
 }
 
 /// Whether the module may use wasm's 128-bit SIMD instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simd {
-    /// rustc's default wasm32 features (no SIMD): `target/web`.
+    /// rustc's default wasm32 features (no SIMD): `target/web-plain`, built
+    /// in its own target dir (`target/wasm-plain`) so the two builds do not
+    /// undo each other; the demo only.
     Off,
-    /// `-C target-feature=+simd128` (auto-vectorized loops; every browser
-    /// since 2021 runs it): `target/web-simd128`, built in its own target
-    /// dir (`target/wasm-simd128`) so the two builds do not undo each other.
+    /// `-C target-feature=+simd128` (the Q16.16 column loops in lanes,
+    /// auto-vectorized loops; every browser since 2021 runs it), the
+    /// site's build: `target/web`, the demo and the examples.
     On,
 }
 
@@ -124,20 +128,18 @@ pub enum Simd {
 pub fn build_variant(simd: Simd) -> anyhow::Result<Site> {
     let root = root();
     let (dir, target_dir) = match simd {
-        Simd::Off => (root.join("target/web"), root.join("target")),
-        Simd::On => (
-            root.join("target/web-simd128"),
-            root.join("target/wasm-simd128"),
+        Simd::On => (root.join("target/web"), root.join("target")),
+        Simd::Off => (
+            root.join("target/web-plain"),
+            root.join("target/wasm-plain"),
         ),
     };
     std::fs::create_dir_all(&dir)?;
     let mut c = cargo();
     if simd == Simd::On {
+        with_simd128(&mut c);
+    } else {
         c.env("CARGO_TARGET_DIR", &target_dir);
-        c.env(
-            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
-            "-C target-feature=+simd128",
-        );
     }
     c.args(WASM_RELEASE_BUILD);
     c.args([
@@ -207,7 +209,7 @@ pub fn build_variant(simd: Simd) -> anyhow::Result<Site> {
         .filter(|o| o.status.success())
         .map(|o| o.stdout.len() as u64);
     std::fs::copy(root.join("xtask/web/demo.html"), dir.join("index.html"))?;
-    if simd == Simd::Off {
+    if simd == Simd::On {
         build_examples(&dir.join("examples"))?;
     }
     Ok(Site {
@@ -230,6 +232,15 @@ fn bindgen(module: &Path, out: &Path, name: &str) -> anyhow::Result<()> {
     checked(c, &format!("wasm-bindgen for {name}"))
 }
 
+/// The site's wasm32 builds with SIMD128 (`Simd::On`; the demo and the
+/// examples in one target dir, so neither rebuilds the other's crates).
+fn with_simd128(c: &mut Command) {
+    c.env(
+        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+        "-C target-feature=+simd128",
+    );
+}
+
 /// `cargo` arguments of every module a page loads: a release build for
 /// the browser's target.
 const WASM_RELEASE_BUILD: [&str; 4] = ["build", "--release", "--target", "wasm32-unknown-unknown"];
@@ -246,11 +257,12 @@ pub const WEB_EXAMPLE_FEATURES: &str = "web,window,physics";
 /// The ticks the examples' browser test plays in each page and natively.
 const EXAMPLE_TICKS: u64 = 600;
 
-/// Builds [`WEB_EXAMPLES`] for the browser (release, one cargo call; not
-/// passed through wasm-opt: their size has no goal), each bound by
-/// wasm-bindgen into `dir/NAME/` with its page.
+/// Builds [`WEB_EXAMPLES`] for the browser (release, with SIMD128, one
+/// cargo call; not passed through wasm-opt: their size has no goal), each
+/// bound by wasm-bindgen into `dir/NAME/` with its page.
 fn build_examples(dir: &Path) -> anyhow::Result<()> {
     let mut c = cargo();
+    with_simd128(&mut c);
     c.args(WASM_RELEASE_BUILD);
     c.args([
         "-p",

@@ -2,8 +2,8 @@
 // The page side of laige-bench's `web` area (one round):
 // `node bench.mjs ENTITIES TICKS SITE_DIR...`.
 //
-// Each site (`cargo xtask web`'s target/web, and target/web-simd128 built
-// with wasm SIMD128) is served cross-origin isolated (performance.now() in
+// Each site (`cargo xtask web`'s target/web, built with wasm SIMD128, and
+// target/web-plain without it) is served cross-origin isolated (performance.now() in
 // 5 µs steps) and opened in headless Chromium with `?bench=1` (no live
 // demo); the page's `laige_bench_ticks` runs the demo headless and
 // unpaced on each backend — once short (the module's compilation tiers

@@ -139,9 +139,10 @@ pub const MATRIX: &[Build] = &[
         },
     },
     // wasm32 only: the 128-bit SIMD instructions every browser runs (the
-    // Q16.16 column loops in lanes, `laige_core::math::simd128`). Opt-in
-    // (`--builds simd128`): the page ships the plain build, and the lanes'
-    // bits are checked against the scalar ops in every run by the
+    // Q16.16 column loops in lanes, `laige_core::math::simd128`). The
+    // browser row's first build: the page ships it (`cargo xtask web`);
+    // the plain build there is opt-in (`--builds release`). The lanes' bits
+    // are also checked against the scalar ops in every run by the
     // wasm32-wasip1 math suite, which is built with SIMD128 (its
     // `math::simd128` tests), and by the web bench's same_bits.
     Build {
@@ -301,7 +302,8 @@ pub const TARGETS: &[Target] = &[
         platform: "wasm32-web",
         how: "headless Chromium (V8)",
         varies: "32-bit, little-endian, wasm floats",
-        builds: &["release", "simd128"],
+        // SIMD128 first: the build the page ships.
+        builds: &["simd128", "release"],
         short: false,
         math_suite: false,
         control: true,

@@ -426,14 +426,7 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
     let controls: Vec<usize> = TARGETS
         .iter()
         .filter(|t| t.control)
-        .filter_map(|t| {
-            let on = |name: &str| {
-                variants
-                    .iter()
-                    .position(|v| v.target.name == t.name && v.build.name == name)
-            };
-            on("release").or_else(|| variants.iter().position(|v| v.target.name == t.name))
-        })
+        .filter_map(|t| control_variant(&variants, t))
         .collect();
     // Each variant and control runs the workload and the physics scene.
     let scenes_of = |i: usize| 1 + usize::from(!variants[i].target.short || o.physics_everywhere);
@@ -969,4 +962,16 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
         clean,
         pairs: pair_list,
     }
+}
+
+/// The variant of `variants` that runs target `t`'s negative control: its
+/// release build, else its first build in the run (the browser row ships
+/// SIMD128 and builds the plain one only when asked).
+fn control_variant(variants: &[matrix::Variant], t: &matrix::Target) -> Option<usize> {
+    let on = |name: &str| {
+        variants
+            .iter()
+            .position(|v| v.target.name == t.name && v.build.name == name)
+    };
+    on("release").or_else(|| variants.iter().position(|v| v.target.name == t.name))
 }

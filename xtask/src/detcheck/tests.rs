@@ -673,7 +673,7 @@ fn synthetic(world: impl Fn(&matrix::Target, &str, &str) -> Vec<(u64, u64)>) -> 
                 runs,
             ));
         }
-        if v.target.control && v.build.name == "release" {
+        if v.target.control && super::control_variant(&variants, v.target) == Some(i) {
             finished.push(control(i, v, &world));
         }
     }
