@@ -51,7 +51,10 @@ fn peer_args(scratch: &Scratch, signal: &str, file: &str) -> Vec<String> {
 #[test]
 fn two_webrtc_processes_agree_on_every_confirmed_tick_through_faults() {
     let scratch = Scratch::new("webrtc");
-    let signal = format!("ws://127.0.0.1:{}/laige-demo", laige_testkit::signaling::start());
+    let signal = format!(
+        "ws://127.0.0.1:{}/laige-demo",
+        laige_testkit::signaling::start()
+    );
     let a = spawn(&peer_args(&scratch, &signal, "a.txt"));
     let b = spawn(&peer_args(&scratch, &signal, "b.txt"));
     let (ac, aout, aerr) = finish(a, Duration::from_secs(90));

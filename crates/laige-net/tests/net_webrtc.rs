@@ -133,7 +133,10 @@ struct WebRtcRun {
 /// Two WebRTC peers in a fresh room; peer 1 drops its session at
 /// `vanish_at`.
 fn webrtc_pair(faulty: bool, vanish_at: Option<u64>) -> [WebRtcRun; 2] {
-    let url = format!("ws://127.0.0.1:{}/laige-test", laige_testkit::signaling::start());
+    let url = format!(
+        "ws://127.0.0.1:{}/laige-test",
+        laige_testkit::signaling::start()
+    );
     let done = Arc::new(AtomicU32::new(0));
     let peers: Vec<_> = (0..2_u64)
         .map(|n| {
