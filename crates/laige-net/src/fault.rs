@@ -181,7 +181,8 @@ impl Dice {
 /// minimum retransmission timeout).
 const RTO_MIN: Duration = Duration::from_millis(200);
 
-/// Counters of what [`StreamFaults`] did to a control link.
+/// Counters of what the control link's injected faults did
+/// ([`NetDriver::control_faults`](crate::NetDriver::control_faults)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StreamFaultStats {
     /// Frames held back by the faults.
