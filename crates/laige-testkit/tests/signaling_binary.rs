@@ -6,13 +6,14 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_laige-signaling");
 
-#[test]
-fn it_prints_its_address_and_accepts_connections_there() {
+/// The binary started with `args`, and the first line it printed.
+fn started(args: &[&str]) -> (Child, String) {
     let mut child = Command::new(BIN)
+        .args(args)
         .stdout(Stdio::piped())
         .spawn()
         .expect("laige-signaling starts");
@@ -20,6 +21,12 @@ fn it_prints_its_address_and_accepts_connections_there() {
     BufReader::new(child.stdout.take().expect("piped"))
         .read_line(&mut line)
         .expect("its first line");
+    (child, line)
+}
+
+#[test]
+fn it_prints_its_address_and_accepts_connections_there() {
+    let (mut child, line) = started(&[]);
     let _ = child.kill();
     let _ = child.wait();
     let port: u16 = line
@@ -30,15 +37,7 @@ fn it_prints_its_address_and_accepts_connections_there() {
     assert_ne!(port, 0);
     // The server is gone now; it accepted while it ran, so check with a
     // second one kept alive for the connection.
-    let mut again = Command::new(BIN)
-        .arg(port.to_string())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("laige-signaling starts");
-    let mut line = String::new();
-    BufReader::new(again.stdout.take().expect("piped"))
-        .read_line(&mut line)
-        .expect("its first line");
+    let (mut again, line) = started(&[&port.to_string()]);
     let connected = TcpStream::connect(("127.0.0.1", port));
     let _ = again.kill();
     let _ = again.wait();
