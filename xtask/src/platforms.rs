@@ -115,7 +115,9 @@ pub fn table(root: &Path) -> anyhow::Result<String> {
             "`cargo xtask detcheck`: the determinism scenario ({}{}) on both backends against the known answers",
             if t.short { "short" } else { "full" },
             match (i, t.builds.as_slice()) {
-                (0, all) if all.len() > 1 => format!(", builds {}", all.join(", ")),
+                // The host: its unoptimized builds run the short scenario.
+                (0, all) if all.len() > 1 =>
+                    format!(", builds {}; short in the unoptimized ones", all.join(", ")),
                 // A cross target's builds past its first are opt-in.
                 (_, [first, more @ ..]) if !more.is_empty() =>
                     format!(", {first}; {} with `--builds`", more.join(", ")),

@@ -379,6 +379,15 @@ pub fn host_triple() -> anyhow::Result<&'static str> {
 }
 
 impl Variant {
+    /// Whether it runs the short scenario (and the physics scene's short
+    /// cut): on an emulated target, where a tick costs 5–20× more, and in
+    /// an unoptimized build, where it costs about 10× more. The long
+    /// scenario's overflow checks stay covered by `release-overflow`,
+    /// which runs it in full.
+    pub fn short(&self) -> bool {
+        self.target.short || !self.build.release
+    }
+
     /// `release` on the host, `aarch64-unknown-linux-gnu/release` on a
     /// cross target.
     pub fn label(&self) -> String {

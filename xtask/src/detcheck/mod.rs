@@ -140,7 +140,7 @@ fn known_path() -> std::path::PathBuf {
 /// The known-answer mode a variant's runs are judged in: `quick`, `full`,
 /// or `short` (the full scenario's first [`SHORT_TICKS`] ticks).
 fn mode_key(quick: bool, v: &Variant) -> &'static str {
-    match (quick, v.target.short) {
+    match (quick, v.short()) {
         (true, _) => "quick",
         (false, true) => "short",
         (false, false) => "full",
@@ -429,11 +429,11 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
         .filter_map(|t| control_variant(&variants, t))
         .collect();
     // Each variant and control runs the workload and the physics scene.
-    let scenes_of = |i: usize| 1 + usize::from(!variants[i].target.short || o.physics_everywhere);
+    let scenes = 2;
     let total = variants.len()
         + suites.len()
-        + (0..variants.len()).map(scenes_of).sum::<usize>() * BACKENDS.len()
-        + controls.iter().map(|&i| scenes_of(i)).sum::<usize>()
+        + variants.len() * scenes * BACKENDS.len()
+        + controls.len() * scenes
         + suites.len();
     let progress = Progress {
         done: AtomicUsize::new(0),
@@ -449,7 +449,7 @@ pub fn run(o: &Args) -> anyhow::Result<()> {
         // The emulated (`short`) targets run the physics scene's first
         // PHYSICS_SHORT_TICKS (the whole of it costs minutes per backend
         // under QEMU) unless `--physics-everywhere`.
-        let short_physics = v.target.short && !o.physics_everywhere;
+        let short_physics = v.short() && !o.physics_everywhere;
         for scene_args in [mode_args(mode_key(o.quick, v)), physics_args(short_physics)] {
             for backend in BACKENDS {
                 let mut a = scene_args.clone();
@@ -834,7 +834,13 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
                         && is_physics(r) == physics
                 })
                 .collect();
-            let Some(&&(ri, _, reference)) = these.first() else {
+            // The reference is the target's longest run (its first
+            // optimized build where the unoptimized ones run short).
+            let Some(&&(ri, _, reference)) = these
+                .iter()
+                .find(|(i, _, _)| !variants[*i].short())
+                .or_else(|| these.first())
+            else {
                 continue;
             };
             let mode = mode_of(quick, &variants[ri], reference);
@@ -848,7 +854,7 @@ fn judge_all<'a>(ran: &Ran<'a>, known: &Known) -> Judged<'a> {
                     v.build.expect,
                     Some((variants[ri].build.name, reference)),
                     known,
-                    mode,
+                    mode_of(quick, v, run),
                 );
                 if !verdict.passed() && worst.is_none() {
                     worst = Some(verdict.clone());

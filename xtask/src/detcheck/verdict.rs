@@ -187,8 +187,13 @@ pub fn judge(
             tick,
         };
     }
+    // A shorter run (an unoptimized build's) is compared with the
+    // reference's checkpoints up to its own last tick.
     if let Some((name, r)) = reference
-        && let Some(tick) = first_diff(&run.checkpoints, &r.checkpoints)
+        && let Some(tick) = first_diff(
+            &run.checkpoints,
+            &r.checkpoints[..r.checkpoints.partition_point(|c| c.0 <= run.ticks)],
+        )
     {
         return Verdict::Mismatch {
             against: format!("{name} build"),
