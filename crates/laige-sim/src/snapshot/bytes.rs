@@ -475,14 +475,23 @@ fn decode_body(
     // one (vectorized) count; only damaged bytes take the pass that names
     // the first id out of range or seen twice.
     // An id past the range marks the last place, which no valid id has.
-    let mut seen = vec![0_u8; total + 1];
+    // The marks are counted eight at a time (each a byte of 0 or 1, so a
+    // word's set bits are its marks), in a buffer the snapshot keeps.
+    snap.id_marks.clear();
+    snap.id_marks.resize((total + 1).next_multiple_of(8), 0);
+    // A slice: a byte store through the `Vec` could change its own length
+    // and pointer, as far as the compiler knows, so each would reload them.
+    let seen = &mut snap.id_marks[..];
     for list in [live, free] {
         for e in list {
             seen[(e.id() as usize).min(total)] = 1;
         }
     }
-    let distinct: usize = seen[..total].iter().map(|&mark| usize::from(mark)).sum();
-    if seen[total] != 0 || distinct != total {
+    let marked = seen
+        .chunks_exact(8)
+        .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])).count_ones() as usize)
+        .sum::<usize>();
+    if seen[total] != 0 || marked != total {
         seen.fill(0);
         for (i, e) in live.iter().chain(free).enumerate() {
             let id = e.id() as usize;

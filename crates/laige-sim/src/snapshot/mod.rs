@@ -74,6 +74,9 @@ pub struct WorldSnapshot {
     archetype_types: Vec<u16>,
     columns: Vec<Box<dyn SavedColumn>>,
     parts: Vec<Box<dyn Any + Send>>,
+    /// A decode's marks of the entity ids it has seen (kept so a warm
+    /// decode reuses them).
+    id_marks: Vec<u8>,
 }
 
 impl fmt::Debug for WorldSnapshot {
@@ -103,6 +106,7 @@ impl WorldSnapshot {
             freelist: Vec::new(),
             archetypes: Vec::new(),
             archetype_types: Vec::new(),
+            id_marks: Vec::new(),
         }
     }
 
