@@ -75,10 +75,6 @@ pub const ENGINE_EXAMPLES: [&str; 6] = [
     "billiards",
 ];
 
-/// The engine features the examples are built with (one build for all of
-/// them): `physics` for billiards.
-pub const ENGINE_EXAMPLE_FEATURES: &str = "physics";
-
 /// The examples of `crates/laige-net/examples`, run the same way (each
 /// exits non-zero when its peers disagree).
 pub const NET_EXAMPLES: [&str; 1] = ["two_peers"];
@@ -120,6 +116,12 @@ pub fn unoptimized_deps_config(profile: &str) -> Vec<String> {
 /// browser's WebRTC step, built here with the demo it plays against).
 pub(crate) const WEBRTC: &str = "laige-net/webrtc,laige-demo/webrtc,laige-testkit/signaling";
 
+/// The workspace suite's features: [`WEBRTC`] and the engine's `physics`
+/// (billiards needs it), so that the examples and binaries
+/// ([`SuiteBinaries`]) are built on the suite's libraries.
+pub(crate) const SUITE_FEATURES: &str =
+    "laige-net/webrtc,laige-demo/webrtc,laige-testkit/signaling,laige-engine/physics";
+
 /// The first line of a test file's `//!` doc comment (what it checks).
 fn test_summary(pkg: &str, test: &str) -> String {
     let path = root()
@@ -140,35 +142,47 @@ pub fn test() -> anyhow::Result<()> {
     let mut failed = Vec::new();
 
     // 1. The whole workspace suite (debug): unit, integration, doc tests,
-    //    with the `webrtc` feature of laige-net and the demo on, so that
+    //    with the engine's `physics` (the examples' feature: they are
+    //    built on these libraries below) and the `webrtc` feature of
+    //    laige-net and the demo on, so that
     //    their sessions over real WebRTC on loopback (`net_webrtc`,
     //    `demo_webrtc`, a signaling server in the test process) run in the
     //    same build instead of a second build of the crates above laige-net.
     let mut c = cargo();
-    c.args(["test", "--workspace", "--all-targets", "--features", WEBRTC]);
+    c.args([
+        "test",
+        "--workspace",
+        "--all-targets",
+        "--features",
+        SUITE_FEATURES,
+    ]);
     if !step("cargo test --workspace (webrtc feature on)", c)? {
         failed.push("workspace tests".to_owned());
     }
     let mut c = cargo();
-    c.args(["test", "--workspace", "--doc", "--features", WEBRTC]);
+    c.args(["test", "--workspace", "--doc", "--features", SUITE_FEATURES]);
     if !step("cargo test --workspace --doc", c)? {
         failed.push("doc tests".to_owned());
     }
 
-    // 1b. The engine's examples, each run to completion (headless: they
-    //     bound their own runs and exit 0 only when their checks hold).
-    for example in ENGINE_EXAMPLES {
-        let mut c = cargo();
-        c.args(["run", "-p", "laige-engine", "--example", example]);
-        c.args(["--features", ENGINE_EXAMPLE_FEATURES]);
-        if !step(&format!("example {example}"), c)? {
-            failed.push(format!("example {example}"));
-        }
+    // 1b. The examples, each run to completion (headless: they bound their
+    //     own runs and exit 0 only when their checks hold), then windowed;
+    //     built on the workspace suite's libraries (`SuiteBinaries`).
+    let bins = SuiteBinaries::build();
+    if let Err(e) = &bins {
+        println!("<== binaries and examples: FAILED: {e:#}");
+        failed.push("examples build".to_owned());
     }
-    for example in NET_EXAMPLES {
-        let mut c = cargo();
-        c.args(["run", "-p", "laige-net", "--example", example]);
-        if !step(&format!("example {example} (laige-net)"), c)? {
+    let binary = |name: &str| bins.as_ref().ok().and_then(|b| b.get(name).ok());
+    for example in ENGINE_EXAMPLES.iter().chain(&NET_EXAMPLES) {
+        let Some(exe) = binary(example) else {
+            println!("<== example {example}: FAILED: not built");
+            failed.push(format!("example {example}"));
+            continue;
+        };
+        let mut c = Command::new(exe);
+        c.current_dir(root());
+        if !step(&format!("example {example}"), c)? {
             failed.push(format!("example {example}"));
         }
     }
@@ -192,13 +206,16 @@ pub fn test() -> anyhow::Result<()> {
             }
             continue;
         }
+        let Some(exe) = binary(example) else {
+            println!("<== windowed example {example}: FAILED: not built");
+            failed.push(format!("windowed example {example}"));
+            continue;
+        };
         let shot = shots.join(format!("{example}.ppm"));
         let mut c = Command::new("xvfb-run");
         c.current_dir(root());
         c.args(["-a", "-s", "-screen 0 1280x800x24"]);
-        c.arg(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        c.args(["run", "-p", "laige-engine", "--example", example]);
-        c.args(["--features", ENGINE_EXAMPLE_FEATURES, "--"]);
+        c.arg(exe);
         c.args(["--window", "--screenshot"]);
         c.arg(&shot);
         if !step(
@@ -342,6 +359,60 @@ pub fn test() -> anyhow::Result<()> {
     }
 
     crate::finish(&failed)
+}
+
+/// The workspace's binaries and examples, built (debug) with
+/// [`SUITE_FEATURES`]: after the workspace suite, whose build made their
+/// libraries, only the examples are left to compile and link. `cargo run
+/// -p` instead resolves features for one package and builds laige-engine,
+/// laige-net and the demo over again.
+pub(crate) struct SuiteBinaries(Vec<(String, PathBuf)>);
+
+impl SuiteBinaries {
+    /// Builds them (the step's time printed).
+    pub(crate) fn build() -> anyhow::Result<Self> {
+        println!("\n==> cargo build --workspace --bins --examples --features {SUITE_FEATURES}");
+        let start = Instant::now();
+        let mut c = cargo();
+        c.args(["build", "--workspace", "--bins", "--examples"]);
+        c.args(["--features", SUITE_FEATURES]);
+        c.arg("--message-format=json-render-diagnostics");
+        c.stderr(std::process::Stdio::inherit());
+        let out = c.output().context("building the binaries and examples")?;
+        println!(
+            "<== binaries and examples: {} in {:.1} s",
+            if out.status.success() { "ok" } else { "FAILED" },
+            start.elapsed().as_secs_f64()
+        );
+        if !out.status.success() {
+            bail!("building the workspace's binaries and examples failed");
+        }
+        Ok(Self(
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .filter(|m| {
+                    matches!(m["target"]["kind"][0].as_str(), Some("bin" | "example"))
+                        && m["profile"]["test"] == false
+                })
+                .filter_map(|m| {
+                    Some((
+                        m["target"]["name"].as_str()?.to_owned(),
+                        PathBuf::from(m["executable"].as_str()?),
+                    ))
+                })
+                .collect(),
+        ))
+    }
+
+    /// The executable of binary or example `name`.
+    pub(crate) fn get(&self, name: &str) -> anyhow::Result<&Path> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, p)| p.as_path())
+            .with_context(|| format!("no `{name}` among the workspace's binaries and examples"))
+    }
 }
 
 /// `cargo xtask ci`: formatting, clippy, then every test.

@@ -20,7 +20,7 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
-use crate::run::{cargo, root};
+use crate::run::{SuiteBinaries, cargo, root};
 
 /// `cargo xtask web`'s options.
 #[derive(Debug, clap::Args)]
@@ -292,21 +292,20 @@ fn build_examples(dir: &Path) -> anyhow::Result<()> {
 }
 
 /// The native example's state hash after `ticks` ticks (headless, the
-/// debug build `cargo xtask test` already built).
-fn native_example_hash(example: &str, ticks: u64) -> anyhow::Result<String> {
-    let mut c = cargo();
-    c.args(["run", "-q", "-p", "laige-engine", "--example", example]);
-    c.args(["--features", crate::run::ENGINE_EXAMPLE_FEATURES, "--"]);
+/// debug build of [`SuiteBinaries`]).
+fn native_example_hash(bins: &SuiteBinaries, example: &str, ticks: u64) -> anyhow::Result<String> {
+    let mut c = Command::new(bins.get(example)?);
+    c.current_dir(root());
     c.args(["--ticks", &ticks.to_string()]);
     reported_state_hash(c, &format!("the native {example} example"))
 }
 
 /// The native demo's state hash after `HASH_TICK` ticks of its default
 /// scripted session (unpaced: every tick on virtual time; the debug build
-/// the workspace suite already built).
-fn native_hash() -> anyhow::Result<String> {
-    let mut c = cargo();
-    c.args(["run", "-q", "-p", "laige-demo", "--"]);
+/// of [`SuiteBinaries`]).
+fn native_hash(bins: &SuiteBinaries) -> anyhow::Result<String> {
+    let mut c = Command::new(bins.get("laige-demo")?);
+    c.current_dir(root());
     c.args(["--unpaced", "--quiet", "--ticks", &HASH_TICK.to_string()]);
     reported_state_hash(c, "the native demo")
 }
@@ -336,70 +335,48 @@ fn reported_state_hash(mut c: Command, what: &str) -> anyhow::Result<String> {
 pub fn demo_test() -> anyhow::Result<bool> {
     let site = build()?;
     println!("{}", sizes(&site));
-    let hash = native_hash()?;
+    let bins = SuiteBinaries::build()?;
+    let hash = native_hash(&bins)?;
     println!("xtask web: native demo, tick {HASH_TICK}: state hash {hash}");
     let mut c = Command::new("node");
     c.current_dir(root());
     c.arg("xtask/web/demo-test.mjs").arg(&site.dir);
     c.args([&hash, &HASH_TICK.to_string()]);
-    // The native demo `native_hash` built: the one-frame comparison's
-    // offscreen render.
-    c.arg(root().join("target/debug/laige-demo"));
+    // The native demo: the one-frame comparison's offscreen render.
+    c.arg(bins.get("laige-demo")?);
     let demo = crate::run::step("browser: the demo page in headless Chromium", c)?;
-    let examples = examples_test(&site.dir)?;
-    Ok(webrtc_test(&site.dir)? && examples && demo)
+    let examples = examples_test(&bins, &site.dir)?;
+    Ok(webrtc_test(&bins, &site.dir)? && examples && demo)
 }
 
 /// The browser half of the WebRTC sessions (`xtask/web/webrtc-test.mjs`):
 /// pages of the site (the module built above: no second wasm build), the
 /// native demo with its `webrtc` feature and laige-testkit's
-/// `laige-signaling` server on 127.0.0.1 — both binaries of the workspace
-/// suite's build (`cargo test --no-run` with its features: nothing to
-/// build after `cargo xtask test`'s first step) — in sessions: two pages
-/// agree on every confirmed tick, a page and a native peer agree (fixed
-/// point and pinned floats), a closed page ends the native peer with code
-/// 10, a divergent native build is caught as a desync on both sides.
-fn webrtc_test(site: &Path) -> anyhow::Result<bool> {
-    let mut c = cargo();
-    c.args(["test", "--workspace", "--all-targets", "--no-run"]);
-    c.args(["--features", crate::run::WEBRTC, "--message-format=json"]);
-    c.stderr(std::process::Stdio::inherit());
-    let out = c.output().context("building the workspace suite")?;
-    if !out.status.success() {
-        bail!(
-            "building the workspace suite ({}) failed",
-            crate::run::WEBRTC
-        );
-    }
-    let executable = |name: &str| -> anyhow::Result<PathBuf> {
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            // The binary itself, not its unit-test harness.
-            .filter(|m| m["target"]["kind"][0] == "bin" && m["target"]["name"] == name)
-            .filter(|m| m["profile"]["test"] == false)
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .with_context(|| format!("no {name} binary in the workspace suite's build"))
-    };
-    let (signaling, demo) = (executable("laige-signaling")?, executable("laige-demo")?);
+/// `laige-signaling` server on 127.0.0.1 (both of [`SuiteBinaries`]) in
+/// sessions: two pages agree on every confirmed tick, a page and a native
+/// peer agree (fixed point and pinned floats), a closed page ends the
+/// native peer with code 10, a divergent native build is caught as a
+/// desync on both sides.
+fn webrtc_test(bins: &SuiteBinaries, site: &Path) -> anyhow::Result<bool> {
     let mut c = Command::new("node");
     c.current_dir(root());
     c.arg("xtask/web/webrtc-test.mjs").arg(site);
-    c.arg(signaling).arg(demo);
+    c.arg(bins.get("laige-signaling")?)
+        .arg(bins.get("laige-demo")?);
     crate::run::step("browser: WebRTC sessions (pages and a native peer)", c)
 }
 
 /// The examples' pages in headless Chromium (`xtask/web/examples-test.mjs`):
 /// each runs [`EXAMPLE_TICKS`] ticks without an error and ends on the
 /// native example's state hash.
-fn examples_test(site: &Path) -> anyhow::Result<bool> {
+fn examples_test(bins: &SuiteBinaries, site: &Path) -> anyhow::Result<bool> {
     let mut c = Command::new("node");
     c.current_dir(root());
     c.arg("xtask/web/examples-test.mjs")
         .arg(site.join("examples"));
     c.arg(EXAMPLE_TICKS.to_string());
     for example in WEB_EXAMPLES {
-        let hash = native_example_hash(example, EXAMPLE_TICKS)?;
+        let hash = native_example_hash(bins, example, EXAMPLE_TICKS)?;
         println!("xtask web: native {example}, tick {EXAMPLE_TICKS}: state hash {hash}");
         c.arg(format!("{example}={hash}"));
     }

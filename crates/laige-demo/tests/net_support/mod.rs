@@ -5,10 +5,15 @@
 #![allow(dead_code, reason = "each test binary uses a part")]
 
 use std::collections::BTreeMap;
-use std::net::UdpSocket;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+// One home for the peers' ports: laige-net's test support.
+#[path = "../../../laige-net/tests/support/ports.rs"]
+mod ports;
+#[allow(unused_imports, reason = "each test binary uses a part")]
+pub use ports::free_port;
 
 /// The demo binary built for this test run.
 pub const DEMO: &str = env!("CARGO_BIN_EXE_laige-demo");
@@ -45,29 +50,6 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A free UDP port on loopback (bound, read, released).
-///
-/// A port is handed out once per process: tests run in parallel, and the
-/// operating system may offer a port read and released here again before
-/// its first taker binds it.
-pub fn free_port() -> u16 {
-    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
-    let mut given = GIVEN
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    loop {
-        let port = UdpSocket::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        if !given.contains(&port) {
-            given.push(port);
-            return port;
-        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 #![allow(dead_code, reason = "each test binary uses a part")]
 
-use std::net::{SocketAddr, UdpSocket};
+use std::net::SocketAddr;
 
 use laige_core::SimScalar;
 use laige_net::PlayerInput;
@@ -12,6 +12,10 @@ use laige_net::Seat;
 use laige_sim::input::{InputEvent, InputKind};
 use laige_sim::workload::{self, WorkloadConfig};
 use laige_sim::{StateHash, World};
+
+mod ports;
+#[allow(unused_imports, reason = "each test binary uses a part")]
+pub use ports::free_port;
 
 /// One player's steering: -1, 0 or 1 per axis.
 #[derive(
@@ -98,29 +102,6 @@ pub fn script_input(world: &mut World, player: u8, tick: u64) {
                 },
             )
             .unwrap();
-    }
-}
-
-/// A free UDP port on loopback (bound, read, released).
-///
-/// A port is handed out once per process: tests run in parallel, and the
-/// operating system may offer a port read and released here again before
-/// its first taker binds it.
-pub fn free_port() -> u16 {
-    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
-    let mut given = GIVEN
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    loop {
-        let port = UdpSocket::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        if !given.contains(&port) {
-            given.push(port);
-            return port;
-        }
     }
 }
 
