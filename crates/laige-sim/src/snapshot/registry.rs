@@ -133,26 +133,25 @@ fn column_hash<T: Component + StateHash>(saved: &dyn SavedColumn) -> MultisetHas
     }
 }
 
-/// The wrapping sum of [`MultisetHash::value_term`] over `values`: the
-/// portable loop every build computes the same way (LLVM vectorizes it with
-/// the target's baseline vector unit: SSE2 on x86-64, each 64-bit multiply
-/// as three 32-bit ones).
+/// The wrapping sum of every value's word hash ([`WordHasher`]) over
+/// `values`: the portable loop every build computes the same way (LLVM
+/// vectorizes it with the target's baseline vector unit: SSE2 on x86-64,
+/// where each word's three multiplies are one `pmuludq` each).
 #[inline(always)]
 fn portable_sum<T: StateHash>(values: &[T]) -> u64 {
     let mut sum = 0_u64;
     for v in values {
         let mut h = WordHasher::default();
         v.hash_words(&mut h);
-        sum = sum.wrapping_add(MultisetHash::value_term(h.finish()));
+        sum = sum.wrapping_add(h.finish());
     }
     sum
 }
 
 /// [`portable_sum`] built for the widest vector unit of the CPU
-/// ([`VectorUnit`]): on AVX-512 (DQ: one instruction per 64-bit multiply,
-/// eight lanes) or AVX2 (four lanes) where the CPU has them. The same
-/// integer arithmetic, so the same sum on every CPU (a test compares every
-/// unit); only its speed depends on the CPU.
+/// ([`VectorUnit`]): AVX-512 (eight lanes) or AVX2 (four lanes) where the
+/// CPU has them. The same integer arithmetic, so the same sum on every CPU
+/// (a test compares every unit); only its speed depends on the CPU.
 #[inline]
 fn multiset_sum<T: StateHash>(values: &[T]) -> u64 {
     VectorUnit::widest().run(
@@ -359,10 +358,12 @@ fn next_generation() -> u64 {
     NEXT_GENERATION.fetch_add(1, Ordering::Relaxed)
 }
 
-/// The order-independent hash of a multiset of value hashes: a count and a
-/// wrapping sum of each value's hash after a bijective finalizer (so equal
-/// multisets agree in any row order, and one changed value always changes
-/// the sum).
+/// The order-independent hash of a multiset of values: a count and a
+/// wrapping sum of each value's word hash (so equal multisets agree in any
+/// row order). A value's word hash is a bijection of each of its words
+/// given the others ([`WordHasher`]), so a value that differs in one word
+/// always changes the sum, and [`finish`](Self::finish) is injective in the
+/// sum for one name and count.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct MultisetHash {
     count: u64,
@@ -370,17 +371,11 @@ pub(crate) struct MultisetHash {
 }
 
 impl MultisetHash {
-    /// One value's term of the sum: its word hash after a bijective
-    /// finalizer (xor-shift, multiply, xor-shift: the word hash's high bits
-    /// mixed into its weaker low bits).
-    #[inline(always)]
-    fn value_term(value: u64) -> u64 {
-        let z = (value ^ (value >> 32)).wrapping_mul(0xd6e8_feb8_6659_fd93);
-        z ^ (z >> 32)
-    }
-
+    /// The line: the type's name, the count and the sum through a
+    /// [`WordHasher`] (the sum last, so the line is a bijection of the sum
+    /// for one name and count).
     pub(crate) fn finish(self, name: &str) -> u64 {
-        let mut h = StateHasher::default();
+        let mut h = WordHasher::default();
         h.write_bytes(name.as_bytes());
         h.write_u64(self.count);
         h.write_u64(self.sum);
@@ -392,7 +387,7 @@ impl MultisetHash {
 mod tests {
     use laige_core::{Fp32Pinned, Fpx16_16, Vec2, Vec3, VectorUnit};
 
-    use super::{StateHash, multiset_sum, portable_sum};
+    use super::{MultisetHash, StateHash, multiset_sum, portable_sum};
 
     /// A deterministic stream of words (splitmix64).
     fn words(n: usize, seed: u64) -> Vec<u64> {
@@ -488,5 +483,170 @@ mod tests {
         });
         assert_eq!(multiset_sum(&w), one_by_one);
         assert_ne!(one_by_one, 0);
+    }
+
+    /// A column's per-type line, as `WorldSnapshot::type_hash` computes it.
+    fn line<T: StateHash>(values: &[T]) -> u64 {
+        MultisetHash {
+            count: values.len() as u64,
+            sum: multiset_sum(values),
+        }
+        .finish("t")
+    }
+
+    /// One value's term of the sum.
+    fn term<T: StateHash>(value: T) -> u64 {
+        portable_sum(&[value])
+    }
+
+    fn fx(raw: u64) -> Fpx16_16 {
+        Fpx16_16::from_raw(halves(raw).0.cast_signed())
+    }
+
+    fn vec2(f: &[u64]) -> Vec2<Fpx16_16> {
+        Vec2::new(fx(f[0]), fx(f[1]))
+    }
+
+    fn vec3(f: &[u64]) -> Vec3<Fpx16_16> {
+        Vec3::new(fx(f[0]), fx(f[1]), fx(f[2]))
+    }
+
+    /// Three words: two whole ones and a lone half.
+    fn mixed(f: &[u64]) -> (u64, u64, u32) {
+        (f[0], f[1], halves(f[2]).0)
+    }
+
+    /// `n` values of `widths.len()` random fields each (masked to their
+    /// widths in bits).
+    fn fields(n: usize, widths: &[u32], seed: u64) -> Vec<Vec<u64>> {
+        let w = words(n * widths.len(), seed);
+        w.chunks_exact(widths.len())
+            .map(|c| {
+                c.iter()
+                    .zip(widths)
+                    .map(|(&v, &bits)| if bits == 64 { v } else { v & ((1 << bits) - 1) })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Flips every bit of every field of every value of a column, one at a
+    /// time, and checks the column's line changes each time.
+    fn every_flip_changes_the_line<T: StateHash>(
+        what: &str,
+        make: fn(&[u64]) -> T,
+        widths: &[u32],
+    ) {
+        let raw = fields(48, widths, 11);
+        let mut column: Vec<T> = raw.iter().map(|f| make(f)).collect();
+        let base = line(&column);
+        for (i, f) in raw.iter().enumerate() {
+            for (field, &bits) in widths.iter().enumerate() {
+                for bit in 0..bits {
+                    let mut g = f.clone();
+                    g[field] ^= 1 << bit;
+                    column[i] = make(&g);
+                    assert_ne!(
+                        line(&column),
+                        base,
+                        "{what}: value {i}, field {field}, bit {bit}"
+                    );
+                }
+            }
+            column[i] = make(f);
+        }
+        assert_eq!(line(&column), base);
+    }
+
+    #[test]
+    fn one_changed_bit_of_any_word_of_a_value_changes_the_line() {
+        // By construction: a value's word hash is a bijection of each word
+        // given the others, the sum then changes by a nonzero amount, and
+        // the line is a bijection of the sum. Checked on whole columns.
+        every_flip_changes_the_line("Vec2<Fpx16_16>", vec2, &[32, 32]);
+        every_flip_changes_the_line("Vec3<Fpx16_16>", vec3, &[32, 32, 32]);
+        every_flip_changes_the_line("(u64, u64, u32)", mixed, &[64, 64, 32]);
+        // And every bit of 10 000 more one-word values (a changed term is a
+        // changed sum and line).
+        for f in fields(10_000, &[32, 32], 12) {
+            let t = term(vec2(&f));
+            for bit in 0..64 {
+                let mut g = f.clone();
+                g[bit / 32] ^= 1 << (bit % 32);
+                assert_ne!(term(vec2(&g)), t, "{f:x?}, bit {bit}");
+            }
+        }
+    }
+
+    #[test]
+    fn fields_swapped_within_a_value_change_the_line() {
+        let raw = fields(64, &[64, 64, 32], 13);
+        let base2: Vec<_> = raw.iter().map(|f| vec2(f)).collect();
+        let base3: Vec<_> = raw.iter().map(|f| vec3(f)).collect();
+        let base_mixed: Vec<_> = raw.iter().map(|f| mixed(f)).collect();
+        let (l2, l3, lm) = (line(&base2), line(&base3), line(&base_mixed));
+        for (i, f) in raw.iter().enumerate() {
+            let mut c = base2.clone();
+            c[i] = vec2(&[f[1], f[0]]);
+            assert_ne!(line(&c), l2, "Vec2 {i}: x and y swapped");
+            for p in [[0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
+                let mut c = base3.clone();
+                c[i] = vec3(&[f[p[0]], f[p[1]], f[p[2]]]);
+                assert_ne!(line(&c), l3, "Vec3 {i}: fields as {p:?}");
+            }
+            let mut c = base_mixed.clone();
+            c[i] = mixed(&[f[1], f[0], f[2]]);
+            assert_ne!(line(&c), lm, "(u64, u64, u32) {i}: the words swapped");
+        }
+        // Swapping whole values between rows (or any reordering) is the
+        // same multiset: the same line.
+        let mut c = base2.clone();
+        c.swap(3, 40);
+        c.reverse();
+        assert_eq!(line(&c), l2);
+    }
+
+    #[test]
+    fn changes_of_two_values_that_would_cancel_in_a_plain_sum_change_the_line() {
+        // A bit set in one value and cleared in another, or one field
+        // moved by +d in one value and -d in another (what a physics
+        // desync looks like), leaves a plain sum of the words unchanged.
+        let raw = fields(400, &[32, 32], 14);
+        for pair in raw.chunks_exact(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            let before = line(&[vec2(a), vec2(b)]);
+            for bit in 0..64 {
+                let (field, mask) = (bit / 32, 1_u64 << (bit % 32));
+                if (a[field] ^ b[field]) & mask == 0 {
+                    continue;
+                }
+                let (mut a2, mut b2) = (a.clone(), b.clone());
+                a2[field] ^= mask;
+                b2[field] ^= mask;
+                assert_ne!(line(&[vec2(&a2), vec2(&b2)]), before, "bit {bit} moved");
+            }
+            for field in 0..2 {
+                for d in (0..32).map(|k| 1_u64 << k).chain([3, 100, 65_535]) {
+                    let (mut a2, mut b2) = (a.clone(), b.clone());
+                    a2[field] = a2[field].wrapping_add(d) & 0xffff_ffff;
+                    b2[field] = b2[field].wrapping_sub(d) & 0xffff_ffff;
+                    assert_ne!(line(&[vec2(&a2), vec2(&b2)]), before, "field {field} +-{d}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn line_known_answers() {
+        // Pinned: peers on different platforms (x86-64 with any vector
+        // unit, i586, wasm32, big-endian s390x) compare these lines.
+        let column: Vec<_> = fields(16, &[32, 32], 15).iter().map(|f| vec2(f)).collect();
+        assert_eq!(line(&column), 0xcfbb_2591_7c5e_6a73);
+        assert_eq!(line::<Vec2<Fpx16_16>>(&[]), 0x15cb_8e94_addb_3e57);
+        let mixed: Vec<_> = fields(5, &[64, 64, 32], 16)
+            .iter()
+            .map(|f| mixed(f))
+            .collect();
+        assert_eq!(line(&mixed), 0x6fde_69c1_2bb1_9848);
     }
 }

@@ -353,10 +353,15 @@ pub fn decode_exact<T: StateHash>(bytes: &[u8]) -> Result<T, DecodeError> {
 /// small integers, tags) are paired into one 64-bit word, the first in the
 /// low half; a lone half (before a 64-bit write, or at the end) is a word
 /// of its own. Each word `w` updates the state `s` to
-/// `(s.rotate_left(26) ^ w) * 0x9e37_79b9_7f4a_7c15` (wrapping): for a
-/// fixed state that is a bijection of the word, and for a fixed word a
-/// bijection of the state, so two encodings of one type that differ in one
-/// value always hash differently. It is a different function from
+/// `mix(s.rotate_left(26) ^ w)`, where `mix` is a bijection of 64-bit words
+/// built only from what SSE2, AVX2 and wasm SIMD do natively (32×32→64-bit
+/// unsigned multiplies, 64-bit adds, xors and shifts; no 64×64-bit
+/// multiply): three multiply-adds `x + (x mod 2³²) · e` (`e` even, so the
+/// low half is multiplied by the odd `e + 1` and the high half gains the
+/// product's carry: invertible) with `x ^ (x >> 32)` between them. For a
+/// fixed state the update is a bijection of the word, and for a fixed word
+/// a bijection of the state, so two encodings of one type that differ in
+/// one word always hash differently. It is a different function from
 /// [`StateHasher`]'s FNV-1a (which stays the canonical state hash): a
 /// per-type line is only ever compared with the same line computed the
 /// same way on another peer or snapshot.
@@ -377,8 +382,32 @@ pub struct WordHasher {
 
 /// [`WordHasher`]'s initial state (the first 64 fraction bits of pi).
 const WORD_SEED: u64 = 0x243f_6a88_85a3_08d3;
-/// [`WordHasher`]'s multiplier (odd: multiplying by it is a bijection).
-const WORD_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+/// [`word_mix`]'s three multipliers, each even and below 2³² (the low half
+/// is multiplied by the odd `e + 1`): well-known odd 32-bit hash
+/// multipliers, less one.
+const WORD_MIX: [u64; 3] = [0x9e37_79b8, 0x85eb_ca6a, 0xc2b2_ae34];
+
+/// [`WordHasher`]'s per-word bijection of 64-bit words: three
+/// multiply-adds with `x ^ (x >> 32)` between them (see [`WordHasher`]).
+/// Every operation is one that SSE2, AVX2 and wasm SIMD have for 64-bit
+/// lanes (`pmuludq`, `paddq`, `psrlq`, `pxor`), so a column of values
+/// vectorizes without 64×64-bit multiplies.
+#[inline(always)]
+#[must_use]
+pub(crate) fn word_mix(word: u64) -> u64 {
+    let x = mul_add_low(word, WORD_MIX[0]);
+    let x = mul_add_low(x ^ (x >> 32), WORD_MIX[1]);
+    mul_add_low(x ^ (x >> 32), WORD_MIX[2])
+}
+
+/// `x + (x mod 2³²) · e` (wrapping) for an even `e` below 2³²: one
+/// 32×32→64-bit multiply. A bijection: the low half becomes the low half
+/// times the odd `e + 1` (mod 2³²), the high half gains the product's
+/// upper bits, which the low half determines.
+#[inline(always)]
+fn mul_add_low(x: u64, e: u64) -> u64 {
+    x.wrapping_add((x & 0xffff_ffff) * e)
+}
 
 impl Default for WordHasher {
     fn default() -> Self {
@@ -392,7 +421,7 @@ impl Default for WordHasher {
 impl WordHasher {
     #[inline]
     fn mix(&mut self, word: u64) {
-        self.state = (self.state.rotate_left(26) ^ word).wrapping_mul(WORD_MUL);
+        self.state = word_mix(self.state.rotate_left(26) ^ word);
     }
 
     #[inline]
@@ -1223,15 +1252,54 @@ mod tests {
         h.finish()
     }
 
+    /// The inverse of [`word_mix`], step by step: each multiply-add undone
+    /// by the inverse of `e + 1` modulo 2³², each xor-shift by itself.
+    fn word_unmix(y: u64) -> u64 {
+        fn inverse_mod_2_32(odd: u64) -> u64 {
+            // Newton's iteration: each step doubles the correct low bits.
+            let mut inv = odd;
+            for _ in 0..5 {
+                inv = inv.wrapping_mul(2_u64.wrapping_sub(odd.wrapping_mul(inv)));
+            }
+            inv & 0xffff_ffff
+        }
+        let mut x = y;
+        for (i, &e) in WORD_MIX.iter().enumerate().rev() {
+            let low = ((x & 0xffff_ffff) * inverse_mod_2_32(e + 1)) & 0xffff_ffff;
+            x = x.wrapping_sub(low * e);
+            if i > 0 {
+                x ^= x >> 32;
+            }
+        }
+        x
+    }
+
+    #[test]
+    fn the_word_mix_is_a_bijection() {
+        // Each multiplier is even and below 2^32 (what makes a
+        // multiply-add invertible and one 32x32->64-bit multiply).
+        assert!(WORD_MIX.iter().all(|&e| e % 2 == 0 && e < 1 << 32));
+        // Inverted exactly: so a word hash is a bijection of each word.
+        let mut s = 0_u64;
+        let mut edges = vec![0, 1, u64::MAX, 1 << 63, 0xffff_ffff, 1 << 32];
+        edges.extend((0..64).map(|b| 1_u64 << b));
+        for w in edges.into_iter().chain((0..100_000).map(|_| {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            (s ^ (s >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
+        })) {
+            assert_eq!(word_unmix(word_mix(w)), w, "{w:#x}");
+        }
+    }
+
     #[test]
     fn word_hash_known_answers() {
         // Pinned values: the per-type lines are compared between peers on
         // different platforms, so they must not change with the platform.
         let v = Vec2::new(Fpx16_16::ONE, Fpx16_16::from_raw(-1));
-        assert_eq!(words_of(&v), 0xd1db_6f0d_a7fc_26f2);
+        assert_eq!(words_of(&v), 0x8cfa_99d9_ee04_139f);
         let mut h = WordHasher::default();
         h.write_bytes(b"abc");
-        assert_eq!(h.finish(), 0xee6a_98a3_ea22_2616);
+        assert_eq!(h.finish(), 0x7939_311b_9143_1dba);
     }
 
     #[test]
