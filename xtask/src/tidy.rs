@@ -45,7 +45,55 @@ pub const RULES: &[(&str, Rule)] = &[
     }),
     ("code map", code_map),
     ("platforms table", |root, _| crate::platforms::check(root)),
+    ("file length", |root, _| file_length(root)),
 ];
+
+/// The most lines of code a source file may have before its inline tests:
+/// past it, a file holds more than one thing and is split by what it holds.
+pub const MAX_CODE_LINES: usize = 800;
+
+/// The source files (`crates/`, `xtask/`) with more than [`MAX_CODE_LINES`]
+/// lines of code before their inline tests.
+pub fn file_length(root: &Path) -> anyhow::Result<Vec<String>> {
+    let mut bad = Vec::new();
+    let mut stack = vec![root.join("crates"), root.join("xtask")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                if path
+                    .file_name()
+                    .is_some_and(|n| n != "target" && n != "node_modules")
+                {
+                    stack.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "rs")
+                // A module of tests (`mod tests;`) is all tests.
+                && path.file_name().is_some_and(|n| n != "tests.rs")
+            {
+                let n = code_lines_before_tests(&std::fs::read_to_string(&path)?);
+                if n > MAX_CODE_LINES {
+                    bad.push(format!(
+                        "{}: {n} lines of code before its tests (at most {MAX_CODE_LINES}): split it by what it holds",
+                        rel(root, &path)
+                    ));
+                }
+            }
+        }
+    }
+    bad.sort();
+    Ok(bad)
+}
+
+/// Lines that are neither blank nor a `//` comment, up to the first
+/// `#[cfg(test)]`.
+fn code_lines_before_tests(text: &str) -> usize {
+    text.lines()
+        .map(str::trim)
+        .take_while(|l| *l != "#[cfg(test)]")
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .count()
+}
 
 /// The determinism lint's violations over its configured scope.
 pub fn determinism(root: &Path, meta: &serde_json::Value) -> anyhow::Result<Vec<String>> {
@@ -343,6 +391,14 @@ mod tests {
             failures.len(),
             failures.join("\n")
         );
+    }
+
+    #[test]
+    fn code_lines_stop_at_the_tests_and_skip_comments_and_blanks() {
+        let text =
+            "//! doc\n\nfn a() {}\n    // note\n/// doc\nfn b() {}\n#[cfg(test)]\nmod tests {}\n";
+        assert_eq!(code_lines_before_tests(text), 2);
+        assert_eq!(code_lines_before_tests("fn a() {}\nfn b() {}\n"), 2);
     }
 
     fn types(names: &[&str]) -> BTreeSet<String> {

@@ -11,6 +11,7 @@ pub mod diag;
 pub mod engine;
 pub mod harness;
 pub mod math;
+mod math_workload;
 pub mod net;
 pub mod net_integrity;
 pub mod net_join;
