@@ -454,6 +454,10 @@ pub fn bench(trace: bool, args: &[String]) -> anyhow::Result<()> {
     if trace {
         c.args(["--features", "trace"]);
     }
+    // The `net` area's WebRTC figures need the WebRTC stack.
+    if wants_area(args, "net") {
+        c.args(["--features", "webrtc"]);
+    }
     c.arg("--");
     c.args(args);
     let status = c.status().context("starting laige-bench")?;

@@ -10,8 +10,7 @@
 // (NATIVE_DEMO `--net webrtc`, built with its `webrtc` feature). Chromium
 // hides host candidates behind mDNS names unless told not to, and this
 // machine has no mDNS: the launch turns that off. One Chromium holds every
-// page; the long sessions run one after the other, the two short ones
-// together.
+// page; at most two pages play at once.
 //
 // It fails unless
 //   (a) two pages play TICKS ticks (fixed point) and agree on the state
@@ -26,10 +25,20 @@
 //       code 10 (the peer named as disconnected) within DISCONNECT_MS;
 //   (d) a native peer built to diverge (LAIGE_DEMO_PERTURB_TICK) is caught:
 //       the native peer ends with exit code 11 and the page's end names
-//       the desync.
+//       the desync;
+//   (e) a page and a native peer whose datagrams both go through
+//       laige-net's fault wrapper (the page's `fault_latency_ms=30&
+//       fault_jitter_ms=15&fault_loss_per_mille=50`, the native
+//       `--fault-latency-ms 30 --fault-jitter-ms 15
+//       --fault-loss-per-mille 50`) agree on every confirmed tick
+//       1..=COMPARED, with rollbacks;
+//   (f) a page whose signaling server is not there ends its run with
+//       `net/signaling_failed` (natively exit code 12) within
+//       NO_SIGNAL_MS, never waiting for the room's timeout.
 // It prints each session's line (ticks, rollbacks, rtt, confirmed
 // hashes, the end) and the step's wall time.
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,6 +63,10 @@ const SESSION_MS = 90_000;
 // (2 s) and the notice, with room for a loaded machine.
 const DISCONNECT_MS = 15_000;
 const PERTURB_TICK = 300;
+// A page with no signaling server ends well before the room's 30 s
+// timeout.
+const NO_SIGNAL_MS = 15_000;
+const FAULTS = { latency: 30, jitter: 15, lossPerMille: 50 };
 
 const started = Date.now();
 const scratch = mkdtempSync(join(tmpdir(), "laige-webrtc-"));
@@ -83,11 +96,15 @@ function signaling() {
 }
 
 // A native peer: `{ done: Promise<{code, out}>, hashesFile }`.
-function native(signal, name, { ticks = TICKS, env = {}, config } = {}) {
+function native(signal, name, { ticks = TICKS, env = {}, config, faults } = {}) {
   const hashesFile = join(scratch, `${name}.txt`);
   const args = ["--entities", String(ENTITIES), "--ticks", String(ticks), "--quiet",
     "--net-hashes", hashesFile, "--net", "webrtc", "--signal", `${signal}/laige`, "--players", "2"];
   if (config) args.unshift("--config", config);
+  if (faults) {
+    args.push("--fault-latency-ms", String(faults.latency), "--fault-jitter-ms", String(faults.jitter),
+      "--fault-loss-per-mille", String(faults.lossPerMille));
+  }
   const child = spawn(nativeDemo, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, RUST_LOG: "warn", ...env },
@@ -132,11 +149,11 @@ const server = await serveDir(site);
 // A page joining `signal`'s room with `query` more options. Each page has
 // a browser context (a window) of its own: a page behind another one in
 // the same window is hidden and gets no animation frames.
-async function openPage(signal, query, name) {
+async function openPage(signal, query, name, room = "/laige") {
   const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
   const page = await context.newPage();
   const errors = watchErrors(page);
-  const url = `${server.url}/?signal=${signal}/laige&players=2&entities=${ENTITIES}&hash_every=0&${query}`;
+  const url = `${server.url}/?signal=${signal}${room}&players=2&entities=${ENTITIES}&hash_every=0&${query}`;
   await page.goto(url);
   return { page, errors, name };
 }
@@ -194,14 +211,17 @@ async function twoPages() {
   }
 }
 
-// (b) a page and a native peer, on `backend`.
-async function pageAndNative(backend, ticks, compared) {
-  const what = `page + native (${backend})`;
+// (b) a page and a native peer, on `backend`; (e) with `faults` on both.
+async function pageAndNative(backend, ticks, compared, faults) {
+  const what = `page + native (${backend}${faults ? `, ${faults.latency}±${faults.jitter} ms, ${faults.lossPerMille / 10}% loss` : ""})`;
   const sig = await signaling();
   try {
     const config = backend === "float_pinned_32" ? join(scratch, "pinned.toml") : undefined;
-    const n = native(sig.url, `native-${backend}`, { ticks, config });
-    const p = await openPage(sig.url, `ticks=${ticks}&backend=${backend}`, `${what} page`);
+    const n = native(sig.url, `native-${backend}${faults ? "-faulty" : ""}`, { ticks, config, faults });
+    const faultQuery = faults
+      ? `&fault_latency_ms=${faults.latency}&fault_jitter_ms=${faults.jitter}&fault_loss_per_mille=${faults.lossPerMille}`
+      : "";
+    const p = await openPage(sig.url, `ticks=${ticks}&backend=${backend}${faultQuery}`, `${what} page`);
     const [end, nat] = await Promise.all([pageEnd(p, SESSION_MS), n.done]);
     report(`${what}, page`, end);
     report(`${what}, native`, nat.out);
@@ -210,11 +230,40 @@ async function pageAndNative(backend, ticks, compared) {
     const d = disagreement(await pageHashes(p), parseHashes(readFileSync(n.hashesFile, "utf8")), compared);
     if (d) fail(`${what} disagree: ${d}`);
     else console.log(`webrtc test: ${what} agree on every confirmed tick 1..=${compared}`);
+    if (faults) {
+      // A faulty link mispredicts: the session rolled back (either side).
+      const rollbacks = [end, nat.out].map((t) => Number(String(t).match(/(\d+) rollbacks/)?.[1] ?? 0));
+      if (!rollbacks.some((r) => r > 0)) fail(`${what}: no rollbacks (page ${rollbacks[0]}, native ${rollbacks[1]})`);
+    }
     checkErrors(p);
     await p.page.context().close();
   } finally {
     sig.stop();
   }
+}
+
+// (f) no signaling server: the page's run ends with net/signaling_failed.
+async function noSignaling() {
+  const what = "no signaling server";
+  // A port nothing listens on (bound, read, released).
+  const port = await new Promise((ok) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+  const opened = Date.now();
+  const p = await openPage(`ws://127.0.0.1:${port}`, "", `${what} page`, "/nobody");
+  const end = await pageEnd(p, NO_SIGNAL_MS);
+  const ms = Date.now() - opened;
+  report(what, end);
+  if (!end || !/net\/signaling_failed/.test(end)) {
+    fail(`${what}: the page's end after ${ms} ms names no net/signaling_failed: ${end}`);
+  } else {
+    console.log(`webrtc test: ${what}: the page ended with net/signaling_failed ${ms} ms after it opened: ${end}`);
+  }
+  await p.page.context().close();
 }
 
 // (c) the page closes mid-session: the native peer ends with 10.
@@ -275,9 +324,15 @@ async function divergentNative() {
 try {
   // One long session at a time (two software-rendered pages at once is
   // what two cores carry with room to spare); the two short ones together.
+  // A page and a native peer hold one page each: the clean and the faulty
+  // pair run together, and the page without a signaling server beside the
+  // pinned pair.
   await twoPages();
-  await pageAndNative("fixed_point_16_16", TICKS, COMPARED);
-  await pageAndNative("float_pinned_32", PINNED_TICKS, PINNED_COMPARED);
+  await Promise.all([
+    pageAndNative("fixed_point_16_16", TICKS, COMPARED),
+    pageAndNative("fixed_point_16_16", TICKS, COMPARED, FAULTS),
+  ]);
+  await Promise.all([pageAndNative("float_pinned_32", PINNED_TICKS, PINNED_COMPARED), noSignaling()]);
   await Promise.all([pageCloses(), divergentNative()]);
 } catch (e) {
   fail(`the test itself: ${e?.stack ?? e}`);

@@ -15,6 +15,8 @@ mod math_workload;
 pub mod net;
 pub mod net_integrity;
 pub mod net_join;
+#[cfg(feature = "webrtc")]
+pub mod net_webrtc;
 pub mod physics;
 pub mod render_pipeline;
 pub mod replay;

@@ -42,6 +42,8 @@
 //! - `net.integrity.*`: the integrity tag's cost per datagram and per
 //!   60 Hz tick (`net_integrity`).
 //! - `net.join.*`: joining a session in progress (`net_join`).
+//! - `net.webrtc.*`: a session over WebRTC beside UDP (`net_webrtc`,
+//!   feature `webrtc`).
 
 use std::hint::black_box;
 
@@ -76,6 +78,8 @@ pub fn run(b: &mut Bench) {
     }
     crate::net_integrity::run(b);
     crate::net_join::run(b);
+    #[cfg(feature = "webrtc")]
+    crate::net_webrtc::run(b);
 }
 
 /// The encoded snapshot of the 10k-entity workload beside the plain copy.

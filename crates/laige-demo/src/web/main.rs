@@ -20,6 +20,9 @@
 //! --players N` is natively (any mix of pages and native peers in one
 //! room): seated by peer id, this seat's pilot script as input, the
 //! confirmed state hashes logged (`laige_net_hashes` once the run ended).
+//! `fault_latency_ms=MS&fault_jitter_ms=MS&fault_loss_per_mille=N`: the
+//! session's datagrams through laige-net's fault wrapper, as the native
+//! `--fault-latency-ms`, `--fault-jitter-ms`, `--fault-loss-per-mille`.
 //!
 //! What the page (and the browser test) reads: the exports of `page.rs`,
 //! which the page puts on `window.laigeDemo` — `laige_hash_at` (the

@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::rc::Rc;
+use std::time::Duration;
 
 use laige_demo::net::{self as demo_net, NetPlan, Role};
 use laige_demo::{Demo, NetDemo, headless_script, input_log, pilot_script, replay_identity};
@@ -194,6 +195,10 @@ struct Plan {
     limit: RunLimit,
     panic_at: Option<u64>,
     canvas: web_sys::HtmlCanvasElement,
+    /// A session's packet faults (`fault_latency_ms=MS`,
+    /// `fault_jitter_ms=MS`, `fault_loss_per_mille=N`: the native demo's
+    /// `--fault-*` flags; the fault stream's seed is the seat, as there).
+    faults: Faults,
 }
 
 fn plan(search: &str) -> laige_engine::Result<Plan> {
@@ -225,6 +230,13 @@ fn plan(search: &str) -> laige_engine::Result<Plan> {
         limit: number("ticks").map_or(RunLimit::Unlimited, RunLimit::Ticks),
         panic_at: number("panic_at"),
         canvas,
+        faults: Faults {
+            latency: Duration::from_millis(number("fault_latency_ms").unwrap_or(0)),
+            jitter: Duration::from_millis(number("fault_jitter_ms").unwrap_or(0)),
+            loss_per_mille: number("fault_loss_per_mille")
+                .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+            ..Faults::default()
+        },
     })
 }
 
@@ -347,7 +359,7 @@ fn start_peer(plan: Plan, seating: demo_net::Seating, signal: String) -> laige_e
             confirmed_log: demo_net::CONFIRMED_LOG,
             ..defaults
         },
-        faults: Faults::default(),
+        faults: plan.faults,
         record: None,
     };
     let script_seconds = match plan.limit {
