@@ -113,8 +113,10 @@ pub fn unoptimized_deps_config(profile: &str) -> Vec<String> {
 /// The features the workspace suite turns on beyond the defaults: the
 /// WebRTC transport of laige-net and the demo's `--net webrtc`, and
 /// laige-testkit's signaling server (the `laige-signaling` binary of the
-/// browser's WebRTC step, built here with the demo it plays against).
-pub(crate) const WEBRTC: &str = "laige-net/webrtc,laige-demo/webrtc,laige-testkit/signaling";
+/// browser's WebRTC step, built here with the demo it plays against), and
+/// laige-bench's WebRTC-beside-UDP figures (compiled and linted here).
+pub(crate) const WEBRTC: &str =
+    "laige-net/webrtc,laige-demo/webrtc,laige-testkit/signaling,laige-bench/webrtc";
 
 /// The workspace suite's features: [`WEBRTC`] and the engine's `physics`
 /// (billiards needs it), so that the examples and binaries
@@ -267,11 +269,13 @@ pub fn test() -> anyhow::Result<()> {
         "laige-demo",
         "-p",
         "laige-testkit",
+        "-p",
+        "laige-bench",
         "--all-targets",
     ]);
     c.args(["--features", WEBRTC, "--", "-D", "warnings"]);
     if !step(
-        "webrtc feature: clippy laige-net, laige-demo, laige-testkit",
+        "webrtc feature: clippy laige-net, laige-demo, laige-testkit, laige-bench",
         c,
     )? {
         failed.push("webrtc clippy".to_owned());
