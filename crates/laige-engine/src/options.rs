@@ -50,7 +50,8 @@ pub enum HeadlessRender {
 pub enum RunLimit {
     /// Exactly this many frames.
     Frames(u64),
-    /// Until this many ticks completed (checked after each frame).
+    /// Exactly this many ticks: a frame that catches up several ticks
+    /// runs none past the limit, and the run ends after that frame.
     Ticks(u64),
     /// Until this long has passed since the start on the run's clock: real
     /// (wall-clock) time when paced, virtual time when unpaced. A frame
@@ -61,6 +62,16 @@ pub enum RunLimit {
     Duration(Duration),
     /// Until something else ends it (the game, the window, Ctrl-C).
     Unlimited,
+}
+
+impl RunLimit {
+    /// The tick count of [`Ticks`](Self::Ticks), else `None`.
+    pub(crate) fn ticks(self) -> Option<u64> {
+        match self {
+            Self::Ticks(n) => Some(n),
+            _ => None,
+        }
+    }
 }
 
 /// Reads back one rendered frame into a binary PPM (P6) file: the first

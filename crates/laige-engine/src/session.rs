@@ -125,17 +125,21 @@ pub(crate) struct RunPlan {
 struct EngineHooks<'a, G, S> {
     game: &'a mut G,
     first_tick_wall: &'a mut Option<i64>,
+    /// The run's tick limit ([`RunLimit::Ticks`]): a due tick past it runs
+    /// none, so a frame that catches up several ticks ends the run on the
+    /// limit's tick exactly.
+    tick_limit: Option<u64>,
     #[cfg(feature = "net")]
     net: Option<&'a mut (dyn laige_net::TickDriver + 'static)>,
     scalar: std::marker::PhantomData<fn() -> S>,
 }
 
-impl<G: Game, S: EngineScalar> LoopHooks for EngineHooks<'_, G, S> {
-    /// A network session runs each due tick (its GGRS requests: save,
-    /// load, advance); an ended session fails the tick, and the frame step
-    /// turns that into the session's end.
+impl<G: Game, S: EngineScalar> EngineHooks<'_, G, S> {
+    /// A network session runs the due tick (its GGRS requests: save, load,
+    /// advance); an ended session fails the tick, and the frame step turns
+    /// that into the session's end. `None` without a session.
     #[cfg(feature = "net")]
-    fn run_tick(
+    fn net_tick(
         &mut self,
         world: &mut World,
         schedule: &laige_sim::SystemSchedule,
@@ -159,6 +163,26 @@ impl<G: Game, S: EngineScalar> LoopHooks for EngineHooks<'_, G, S> {
                 .with_detail("the network session ended")),
             }
         }))
+    }
+}
+
+impl<G: Game, S: EngineScalar> LoopHooks for EngineHooks<'_, G, S> {
+    /// No tick past the run's tick limit; a network session runs the
+    /// others ([`net_tick`](Self::net_tick)).
+    fn run_tick(
+        &mut self,
+        world: &mut World,
+        schedule: &laige_sim::SystemSchedule,
+    ) -> Option<Result<laige_sim::DueTick>> {
+        if self.tick_limit.is_some_and(|n| world.tick() >= n) {
+            return Some(Ok(laige_sim::DueTick::Skipped));
+        }
+        #[cfg(not(feature = "net"))]
+        let _ = schedule;
+        #[cfg(feature = "net")]
+        return self.net_tick(world, schedule);
+        #[cfg(not(feature = "net"))]
+        None
     }
 
     fn on_tick(&mut self, world: &World, tick: u64) {
@@ -381,6 +405,7 @@ impl<C: MonotonicClock> Session<C> {
         let mut hooks = EngineHooks::<G, S> {
             game: &mut *game,
             first_tick_wall: &mut self.first_tick_wall,
+            tick_limit: self.plan.limit.ticks(),
             #[cfg(feature = "net")]
             net: self.net.as_deref_mut(),
             scalar: std::marker::PhantomData,
@@ -573,6 +598,7 @@ impl<C: MonotonicClock> Session<C> {
             let mut hooks = EngineHooks::<G, S> {
                 game: &mut *game,
                 first_tick_wall: &mut self.first_tick_wall,
+                tick_limit: self.plan.limit.ticks(),
                 #[cfg(feature = "net")]
                 net: self.net.as_deref_mut(),
                 scalar: std::marker::PhantomData,

@@ -172,6 +172,14 @@ fn duration_and_tick_limits() {
     assert_eq!((r.frames, r.ticks), (120, 120));
     let r = run(&mut game, c, Vec::new(), RunLimit::Ticks(45));
     assert_eq!(r.ticks, 45);
+    // Three ticks per frame (120 Hz at 40 frames/s): the frame that
+    // reaches the limit runs no tick past it.
+    for limit in [44, 45, 46] {
+        let c = config(1, MathBackend::FixedPoint16_16, 120, 40);
+        let r = run(&mut game, c, Vec::new(), RunLimit::Ticks(limit));
+        assert_eq!(r.ticks, limit);
+        assert_eq!(r.frames, limit.div_ceil(3));
+    }
 }
 
 #[test]
