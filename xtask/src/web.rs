@@ -105,7 +105,7 @@ fn have(program: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// Builds the site: the demo's web binary (release, with SIMD128), its
+/// Builds the site: the demo's web binary ([`WEB_PROFILE`], with SIMD128), its
 /// glue, the page, the examples.
 pub fn build() -> anyhow::Result<Site> {
     build_variant(Simd::On)
@@ -152,13 +152,17 @@ pub fn build_variant(simd: Simd) -> anyhow::Result<Site> {
         "laige-demo-web",
     ]);
     checked(c, "building laige-demo-web for wasm32-unknown-unknown")?;
-    let built = target_dir.join("wasm32-unknown-unknown/release/laige-demo-web.wasm");
+    let built = target_dir.join(format!(
+        "wasm32-unknown-unknown/{WEB_PROFILE}/laige-demo-web.wasm"
+    ));
     // wasm-opt runs on rustc's module, before wasm-bindgen: binaryen 108
     // (Debian's) rewrites the externref table of wasm-bindgen's output
     // into one the glue cannot fill ("WebAssembly.Table.set(): Argument 1
     // is invalid"); bindgen's own passes after it are size-neutral.
     let (module, optimized) = if have("wasm-opt") {
-        let opt = target_dir.join("wasm32-unknown-unknown/release/laige-demo-web.opt.wasm");
+        let opt = target_dir.join(format!(
+            "wasm32-unknown-unknown/{WEB_PROFILE}/laige-demo-web.opt.wasm"
+        ));
         let mut c = Command::new("wasm-opt");
         // The features rustc's wasm32 target enables by default (binaryen
         // must be told which instructions it may read and write).
@@ -241,9 +245,21 @@ fn with_simd128(c: &mut Command) {
     );
 }
 
-/// `cargo` arguments of every module a page loads: a release build for
-/// the browser's target.
-const WASM_RELEASE_BUILD: [&str; 4] = ["build", "--release", "--target", "wasm32-unknown-unknown"];
+/// The cargo profile of every module a page loads (the workspace
+/// Cargo.toml's `[profile.web]`: release optimized for size in one LTO
+/// unit, the tick's crates at opt-level 3); its output directory under
+/// `target/wasm32-unknown-unknown/`.
+const WEB_PROFILE: &str = "web";
+
+/// `cargo` arguments of every module a page loads: a [`WEB_PROFILE`]
+/// build for the browser's target.
+const WASM_RELEASE_BUILD: [&str; 5] = [
+    "build",
+    "--profile",
+    WEB_PROFILE,
+    "--target",
+    "wasm32-unknown-unknown",
+];
 
 /// The engine's examples that run in a page (`laige_engine::page::run`):
 /// built into `SITE/examples/NAME/`.
@@ -257,7 +273,7 @@ pub const WEB_EXAMPLE_FEATURES: &str = "web,window,physics";
 /// The ticks the examples' browser test plays in each page and natively.
 const EXAMPLE_TICKS: u64 = 600;
 
-/// Builds [`WEB_EXAMPLES`] for the browser (release, with SIMD128, one
+/// Builds [`WEB_EXAMPLES`] for the browser ([`WEB_PROFILE`], with SIMD128, one
 /// cargo call; not passed through wasm-opt: their size has no goal), each
 /// bound by wasm-bindgen into `dir/NAME/` with its page.
 fn build_examples(dir: &Path) -> anyhow::Result<()> {
@@ -283,7 +299,7 @@ fn build_examples(dir: &Path) -> anyhow::Result<()> {
         let out = dir.join(example);
         std::fs::create_dir_all(&out)?;
         let module = root().join(format!(
-            "target/wasm32-unknown-unknown/release/examples/{example}.wasm"
+            "target/wasm32-unknown-unknown/{WEB_PROFILE}/examples/{example}.wasm"
         ));
         bindgen(&module, &out, example)?;
         std::fs::write(out.join("index.html"), template.replace("EXAMPLE", example))?;
