@@ -174,7 +174,9 @@ fn snapshot_bytes<S: SimScalar + StateHash>(b: &mut Bench, label: &str) {
     }
 }
 
-fn world<S: SimScalar + StateHash>(n: u32) -> World {
+/// A world with the reference workload of `n` entities installed (the net
+/// area's figures share it).
+pub(crate) fn world<S: SimScalar + StateHash>(n: u32) -> World {
     let mut world = World::default();
     workload::install::<S>(
         &mut world,

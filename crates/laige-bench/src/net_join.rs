@@ -25,7 +25,6 @@ use laige_net::{
 use laige_sim::StateHash;
 use laige_sim::World;
 use laige_sim::input::InputEvent;
-use laige_sim::workload::{self, WorkloadConfig};
 
 use crate::harness::Bench;
 
@@ -78,16 +77,7 @@ pub fn run(b: &mut Bench) {
 }
 
 fn world() -> World {
-    let mut world = World::default();
-    workload::install::<Fpx16_16>(
-        &mut world,
-        &WorkloadConfig {
-            entities: 10_000,
-            ..WorkloadConfig::default()
-        },
-    )
-    .expect("valid workload");
-    world
+    crate::net::world::<Fpx16_16>(10_000)
 }
 
 fn config() -> NetConfig {

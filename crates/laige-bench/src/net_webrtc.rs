@@ -42,7 +42,6 @@ use laige_net::{
 };
 use laige_sim::World;
 use laige_sim::input::{CoordSpace, InputKind};
-use laige_sim::workload::{self, WorkloadConfig};
 
 use crate::harness::Bench;
 
@@ -173,16 +172,7 @@ fn summary(peers: &[Peer]) -> Summary {
 }
 
 fn world() -> World {
-    let mut world = World::default();
-    workload::install::<Fpx16_16>(
-        &mut world,
-        &WorkloadConfig {
-            entities: 64,
-            ..WorkloadConfig::default()
-        },
-    )
-    .expect("valid workload");
-    world
+    crate::net::world::<Fpx16_16>(64)
 }
 
 /// Two WebRTC peers in a fresh room.

@@ -164,6 +164,18 @@ impl<G: Game, S: EngineScalar> EngineHooks<'_, G, S> {
             }
         }))
     }
+
+    /// Without the `net` feature there is no session: the loop runs the
+    /// tick.
+    #[cfg(not(feature = "net"))]
+    #[allow(clippy::unused_self, reason = "the `net` build's signature")]
+    fn net_tick(
+        &mut self,
+        _world: &mut World,
+        _schedule: &laige_sim::SystemSchedule,
+    ) -> Option<Result<laige_sim::DueTick>> {
+        None
+    }
 }
 
 impl<G: Game, S: EngineScalar> LoopHooks for EngineHooks<'_, G, S> {
@@ -177,12 +189,7 @@ impl<G: Game, S: EngineScalar> LoopHooks for EngineHooks<'_, G, S> {
         if self.tick_limit.is_some_and(|n| world.tick() >= n) {
             return Some(Ok(laige_sim::DueTick::Skipped));
         }
-        #[cfg(not(feature = "net"))]
-        let _ = schedule;
-        #[cfg(feature = "net")]
-        return self.net_tick(world, schedule);
-        #[cfg(not(feature = "net"))]
-        None
+        self.net_tick(world, schedule)
     }
 
     fn on_tick(&mut self, world: &World, tick: u64) {
