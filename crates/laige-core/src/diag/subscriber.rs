@@ -2,17 +2,18 @@
 //! binaries (behind the crate's `subscriber` feature, on by default).
 //!
 //! A library never installs a subscriber; a binary (a game, a tool, the
-//! bench) calls [`init_subscriber`] once at startup. The subscriber is an
-//! env filter plus either the compact human format or JSON lines, written
-//! to stderr. [`build_subscriber`] builds the same subscriber over any
+//! bench) calls [`init_subscriber`] once at startup. The subscriber is a
+//! target filter (levels per module path, from a `RUST_LOG`-style string)
+//! plus either the compact human format or JSON lines, written to stderr. [`build_subscriber`] builds the same subscriber over any
 //! writer, for tests and for games that want to compose it themselves.
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
 
+use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::layer::{Layered, SubscriberExt};
-use tracing_subscriber::{EnvFilter, Layer, Registry};
+use tracing_subscriber::{Layer, Registry};
 
 use crate::{Error, EventId, Result};
 
@@ -25,7 +26,14 @@ const FILTER_ACCEPTED: &str = "comma-separated directives, each a level or `targ
      `warn,laige_sim=debug` (levels: off, error, warn, info, debug, trace)";
 
 /// The level names a directive may use (any case, as `tracing` reads them).
-const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+const LEVELS: [(&str, LevelFilter); 6] = [
+    ("off", LevelFilter::OFF),
+    ("error", LevelFilter::ERROR),
+    ("warn", LevelFilter::WARN),
+    ("info", LevelFilter::INFO),
+    ("debug", LevelFilter::DEBUG),
+    ("trace", LevelFilter::TRACE),
+];
 
 /// How events are rendered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,7 +135,7 @@ pub fn init_subscriber(cfg: &SubscriberConfig) -> Result<SubscriberInit> {
     })
 }
 
-type Filtered = Layered<EnvFilter, Registry>;
+type Filtered = Layered<Targets, Registry>;
 
 /// Builds the default subscriber over `writer` without installing it (for
 /// tests — `tracing::subscriber::with_default` — and for games composing
@@ -166,30 +174,33 @@ where
 
 /// The filter from the environment value (when set and non-empty) or the
 /// configured default, or the error naming whichever did not parse.
-fn parse_filter(cfg: &SubscriberConfig, env_value: Option<&str>) -> Result<EnvFilter> {
+fn parse_filter(cfg: &SubscriberConfig, env_value: Option<&str>) -> Result<Targets> {
     let (field, text): (Cow<'static, str>, &str) = match (cfg.env_var.as_ref(), env_value) {
         (Some(var), Some(value)) if !value.trim().is_empty() => (var.clone(), value),
         _ => (Cow::Borrowed("default_filter"), &cfg.default_filter),
     };
-    let invalid = |field| {
+    parse_directives(text).map_err(|detail| {
         Error::invalid_argument(FILTER_INVALID, field, Error::quoted(text), FILTER_ACCEPTED)
-    };
-    if let Err(detail) = check_directives(text) {
-        return Err(invalid(field).with_detail(detail));
-    }
-    EnvFilter::builder()
-        .parse(text)
-        .map_err(|e| invalid(field).with_source(e))
+            .with_detail(detail)
+    })
 }
 
-/// The strict reading of a filter: `tracing` takes any bare word for a
-/// target, so a misspelt level (`ingo`) would silently enable one unknown
-/// target and turn every other log line off. Here a bare directive must be
-/// a level, and a target must be Rust identifiers joined by `::`, followed
-/// by `=level` (a span filter `target[span{field}]=level` keeps its
-/// brackets, checked by `tracing`'s own parser afterwards).
-fn check_directives(text: &str) -> std::result::Result<(), String> {
-    let is_level = |s: &str| LEVELS.iter().any(|l| l.eq_ignore_ascii_case(s.trim()));
+/// Reads a filter string strictly. `tracing`'s own parsers take any bare
+/// word for a target, so a misspelt level (`ingo`) would silently enable
+/// one unknown target and turn every other log line off. Here a bare
+/// directive must be a level (the default for every target), and a target
+/// must be Rust identifiers joined by `::`, followed by `=level`. An event
+/// passes at the level of the longest directive target that prefixes its
+/// own target, else at the default level, else not at all. Span and field
+/// filters (`target[span{field}]=level`) are refused: laige's events are
+/// selected by target and level.
+fn parse_directives(text: &str) -> std::result::Result<Targets, String> {
+    let level = |s: &str| {
+        LEVELS
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(s.trim()))
+            .map(|&(_, level)| level)
+    };
     let is_ident = |s: &str| {
         let mut chars = s.chars();
         chars
@@ -197,38 +208,49 @@ fn check_directives(text: &str) -> std::result::Result<(), String> {
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
+    let mut targets = Targets::new();
     for (n, directive) in text.split(',').enumerate() {
         let d = directive.trim();
         if d.is_empty() {
             continue;
         }
         let shown = Error::quoted(d);
-        let Some((lhs, level)) = d.rsplit_once('=') else {
-            if is_level(d) {
-                continue;
+        let Some((lhs, level_text)) = d.rsplit_once('=') else {
+            match level(d) {
+                Some(default) => targets = targets.with_default(default),
+                None => {
+                    return Err(format!(
+                        "directive {n}, {shown}, is not a level; a target needs `=level`"
+                    ));
+                }
             }
-            return Err(format!(
-                "directive {n}, {shown}, is not a level; a target needs `=level`"
-            ));
+            continue;
         };
-        if !is_level(level) {
+        let Some(target_level) = level(level_text) else {
             return Err(format!(
                 "directive {n}, {shown}: {} is not a level",
-                Error::quoted(level.trim())
+                Error::quoted(level_text.trim())
+            ));
+        };
+        let target = lhs.trim();
+        if target.contains(['[', '{']) {
+            return Err(format!(
+                "directive {n}, {shown}: span and field filters are not supported; \
+                 select by target and level"
             ));
         }
-        let target = lhs.split_once('[').map_or(lhs, |(t, _)| t).trim();
-        if !target.is_empty() && !target.split("::").all(is_ident) {
+        if target.is_empty() {
+            return Err(format!("directive {n}, {shown}, has no target before `=`"));
+        }
+        if !target.split("::").all(is_ident) {
             return Err(format!(
                 "directive {n}, {shown}: the target {} is not Rust identifiers joined by `::`",
                 Error::quoted(target)
             ));
         }
-        if target.is_empty() && !lhs.contains('[') {
-            return Err(format!("directive {n}, {shown}, has no target before `=`"));
-        }
+        targets = targets.with_target(target, target_level);
     }
-    Ok(())
+    Ok(targets)
 }
 
 fn format_layer<W>(
@@ -271,16 +293,22 @@ mod tests {
     fn an_unset_environment_uses_the_default_filter() {
         let cfg = SubscriberConfig::default();
         let filter = parse_filter(&cfg, None).unwrap();
+        assert_eq!(filter.default_level(), Some(LevelFilter::INFO));
         assert_eq!(filter.to_string(), "info");
         let blank = parse_filter(&cfg, Some("  ")).unwrap();
-        assert_eq!(blank.to_string(), "info");
+        assert_eq!(blank.default_level(), Some(LevelFilter::INFO));
     }
 
     #[test]
     fn the_environment_overrides_the_default_filter() {
         let cfg = SubscriberConfig::default();
         let filter = parse_filter(&cfg, Some("warn,laige_sim=debug")).unwrap();
-        assert!(filter.to_string().contains("laige_sim=debug"));
+        assert_eq!(filter.to_string(), "laige_sim=debug,warn");
+        assert_eq!(filter.default_level(), Some(LevelFilter::WARN));
+        assert!(filter.would_enable("laige_sim::game_loop", &tracing::Level::DEBUG));
+        assert!(!filter.would_enable("laige_sim::game_loop", &tracing::Level::TRACE));
+        assert!(!filter.would_enable("laige_render", &tracing::Level::INFO));
+        assert!(filter.would_enable("laige_render", &tracing::Level::WARN));
     }
 
     #[test]
@@ -346,6 +374,10 @@ mod tests {
             ),
             ("a::=info", "the target \"a::\" is not Rust identifiers"),
             ("=info", "has no target before `=`"),
+            (
+                "laige_sim[tick]=debug",
+                "span and field filters are not supported",
+            ),
         ] {
             let err = check(bad).unwrap_err();
             assert_eq!(err.id(), FILTER_INVALID, "{bad}");
@@ -362,7 +394,7 @@ mod tests {
             ..SubscriberConfig::default()
         };
         let filter = parse_filter(&cfg, Some("trace")).unwrap();
-        assert_eq!(filter.to_string(), "error");
+        assert_eq!(filter.default_level(), Some(LevelFilter::ERROR));
         let bad = SubscriberConfig {
             default_filter: "=nope=".into(),
             ..cfg
