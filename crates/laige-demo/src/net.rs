@@ -434,6 +434,18 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         _ => None,
     };
     if let (true, Some(host)) = (seating.late, host) {
+        if let Some((path, _)) = &plan.record {
+            // A session record replays from tick 0; a player who joins a
+            // running session (or rejoins it) starts from the host's world
+            // at a later tick, which a record cannot start from.
+            return Err(Error::invalid_argument(
+                laige_engine::net::events::RECORD_FAILED,
+                "record",
+                path.display().to_string(),
+                "a session joined before its start: a player who joins or rejoins a \
+                 running session cannot record it (drop --record)",
+            ));
+        }
         drop(socket);
         let sockets = epoch_sockets(faults);
         let late = NetConfig {

@@ -535,6 +535,18 @@ fn an_open_host_takes_a_late_player_a_rejoin_and_a_late_spectator() {
     };
     reach(600);
     let late = spawn(&join("late.txt"));
+    // A player who joins a running session cannot record it (a record
+    // replays from tick 0): a clear error before it joins, not a run that
+    // silently records nothing.
+    let record = scratch.path("late.lrp").to_string_lossy().into_owned();
+    let mut recording = join("late-record.txt");
+    recording.extend(["--record".to_owned(), record.clone()]);
+    let (code, _, err) = run(&recording.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("record") && err.contains(&record) && err.contains("cannot record it"),
+        "{err}"
+    );
     reach(900);
     let mut member = member;
     member.kill().unwrap();
