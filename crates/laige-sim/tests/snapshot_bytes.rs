@@ -318,6 +318,35 @@ fn oversized_counts_behind_a_valid_checksum_are_refused() {
     assert_eq!(fingerprint(&world), before);
 }
 
+/// Handle ids that are not each of `0..live + free` exactly once (one
+/// repeated, one past the range) are refused behind a valid checksum.
+#[test]
+fn entity_ids_not_covering_the_allocator_once_are_refused() {
+    let (mut source, schedule) = churn_world();
+    for _ in 0..12 {
+        source.run_systems(&schedule).unwrap();
+    }
+    let bytes = encoded(&source);
+    let live = source.ecs().len() as u64;
+    let mut world = target();
+    let before = fingerprint(&world);
+    let at = SNAPSHOT_HEADER_LEN + find_u64(&bytes[SNAPSHOT_HEADER_LEN + 8..], live) + 16;
+    let handle =
+        |i: usize| u64::from_le_bytes(bytes[at + 8 * i..at + 8 * i + 8].try_into().unwrap());
+    let generation = |bits: u64| bits & !0xffff_ffff;
+    // The second live handle with the first's id; then with an id past all.
+    for id in [handle(0) & 0xffff_ffff, 1 << 20] {
+        let mut bad = bytes.clone();
+        let bits = generation(handle(1)) | id;
+        bad[at + 8..at + 16].copy_from_slice(&bits.to_le_bytes());
+        reseal(&mut bad);
+        let err = world.decode_snapshot(&bad).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Corrupt, "{err}");
+        assert!(err.to_string().contains("live entity id"), "{err}");
+    }
+    assert_eq!(fingerprint(&world), before);
+}
+
 #[test]
 fn another_builds_layout_is_refused_naming_the_first_differing_type() {
     #[derive(Clone, Copy, Debug, PartialEq, StateHash)]

@@ -564,32 +564,31 @@ fn decode_body(
     check_registry(r, "snapshot part", &ours)?;
     // The entity allocator: live handles and the free list, whose ids
     // together are exactly 0..n (hecs allocates ids densely).
-    read_entities(r, "live entity count", &mut snap.entities)?;
-    read_entities(r, "free list length", &mut snap.freelist)?;
-    let (live, free) = (&snap.entities, &snap.freelist);
-    let total = live.len() + free.len();
     // `total` ids, each below `total`, that mark `total` distinct places
-    // are each of 0..total exactly once: one branch-free pass of marks and
-    // one (vectorized) count; only damaged bytes take the pass that names
-    // the first id out of range or seen twice.
-    // An id past the range marks the last place, which no valid id has.
-    // The marks are counted eight at a time (each a byte of 0 or 1, so a
-    // word's set bits are its marks), in a buffer the snapshot keeps.
+    // are each of 0..total exactly once: branch-free marks, set as each
+    // batch of handles is read (both counts are read first: the free
+    // list's follows the live handles), and one (vectorized) count; only
+    // damaged bytes take the pass that names the first id out of range or
+    // seen twice. An id past the range marks the last place, which no
+    // valid id has. The marks are counted eight at a time (each a byte of
+    // 0 or 1, so a word's set bits are its marks), in a buffer the
+    // snapshot keeps.
+    let total = allocator_len(r);
     snap.id_marks.clear();
     snap.id_marks.resize((total + 1).next_multiple_of(8), 0);
-    // A slice: a byte store through the `Vec` could change its own length
-    // and pointer, as far as the compiler knows, so each would reload them.
     let seen = &mut snap.id_marks[..];
-    for list in [live, free] {
-        for e in list {
-            seen[(e.id() as usize).min(total)] = 1;
-        }
-    }
+    read_entities(r, "live entity count", &mut snap.entities, seen, total)?;
+    read_entities(r, "free list length", &mut snap.freelist, seen, total)?;
+    let (live, free) = (&snap.entities, &snap.freelist);
     let marked = seen
         .chunks_exact(8)
         .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])).count_ones() as usize)
         .sum::<usize>();
-    if seen[total] != 0 || marked != total {
+    if total != live.len() + free.len() || seen[total] != 0 || marked != total {
+        let total = live.len() + free.len();
+        snap.id_marks
+            .resize((total + 1).max(snap.id_marks.len()), 0);
+        let seen = &mut snap.id_marks[..];
         seen.fill(0);
         for (i, e) in live.iter().chain(free).enumerate() {
             let id = e.id() as usize;
@@ -685,12 +684,29 @@ fn decode_body(
     Ok(())
 }
 
+/// The live and free handle counts at the reader's position added, when
+/// both are counts of handles that follow (else 0: reading the lists then
+/// fails on the count that is not).
+fn allocator_len(r: &StateReader<'_>) -> usize {
+    let fits = |n: Option<u64>, after: usize| {
+        n.and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= r.remaining().saturating_sub(after) / 8)
+    };
+    let Some(live) = fits(r.peek_u64(0), 8) else {
+        return 0;
+    };
+    fits(r.peek_u64(8 + live * 8), 16 + live * 8).map_or(0, |free| live + free)
+}
+
 /// Reads a handle list (its length, then each handle's bits) into `out`
-/// (emptied first).
+/// (emptied first), and marks each handle's id in `marks` (an id past
+/// `last` at `last`).
 fn read_entities(
     r: &mut StateReader<'_>,
     what: &'static str,
     out: &mut Vec<Entity>,
+    marks: &mut [u8],
+    last: usize,
 ) -> std::result::Result<(), DecodeError> {
     let at = r.position();
     let n = r.read_u64()?;
@@ -721,10 +737,14 @@ fn read_entities(
         let k = left.min(SUM_BATCH / 8);
         let start = r.position();
         let bytes = r.read_bytes(k * 8)?;
-        let valid = bytes
-            .chunks_exact(8)
-            .fold(true, |ok, b| ok & (handle(b) >> 32 != 0));
-        if !valid
+        // A generation `g` (< 2^32) is 0 exactly when `(g - 1) & !g`
+        // has bit 63 set: whole-word subtracts, ands and ors, which SSE2,
+        // AVX2 and simd128 do on several handles at once.
+        let zero_generation = bytes.chunks_exact(8).fold(0, |acc, b| {
+            let g = handle(b) >> 32;
+            acc | (g.wrapping_sub(1) & !g)
+        });
+        if zero_generation >> 63 != 0
             && let Some(i) = bytes
                 .chunks_exact(8)
                 .position(|b| Entity::from_bits(handle(b)).is_none())
@@ -738,7 +758,9 @@ fn read_entities(
             ));
         }
         out.extend(bytes.chunks_exact(8).map(|b| {
-            Entity::from_bits(handle(b)).unwrap_or_else(|| unreachable!("checked above"))
+            let e = Entity::from_bits(handle(b)).unwrap_or_else(|| unreachable!("checked above"));
+            marks[(e.id() as usize).min(last)] = 1;
+            e
         }));
         r.catch_up();
         left -= k;

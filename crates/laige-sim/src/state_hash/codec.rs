@@ -322,6 +322,14 @@ impl<'a> StateReader<'a> {
         self.pos
     }
 
+    /// The little-endian `u64` at `ahead` bytes past the position, if the
+    /// input holds it (nothing is read).
+    pub(crate) fn peek_u64(&self, ahead: usize) -> Option<u64> {
+        let at = self.pos.checked_add(ahead)?;
+        let bytes = self.bytes.get(at..at.checked_add(8)?)?;
+        Some(u64::from_le_bytes(bytes.try_into().ok()?))
+    }
+
     /// Bytes not read yet.
     #[must_use]
     pub fn remaining(&self) -> usize {
