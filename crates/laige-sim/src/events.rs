@@ -128,7 +128,7 @@ pub const DIVERGED: EventId = EventId::new("replay", "diverged");
 /// state hash, so it proves nothing (a failure, not a vacuous success).
 pub const NOTHING_VERIFIED: EventId = EventId::new("replay", "nothing_verified");
 /// `replay/keyframe_damaged` (Corrupt): a keyframe whose encoded snapshot
-/// fails its checks (its CRC-32, its header, or decoding onto the world);
+/// fails its checks (its body checksum, its header, or decoding onto the world);
 /// field `keyframe`, value its tick. The reader keeps the rest of the file
 /// and a seek falls back to the keyframe before it (or tick 0).
 pub const KEYFRAME_DAMAGED: EventId = EventId::new("replay", "keyframe_damaged");

@@ -234,8 +234,8 @@ fn keyframe_offset(bytes: &[u8], tick: u64) -> usize {
 #[test]
 fn a_damaged_keyframe_is_reported_and_the_one_before_it_is_used() {
     let (mut bytes, hashes) = record(KEYFRAMES);
-    // A flipped bit inside the snapshot of tick 128 (past its 24-byte
-    // header: the body's CRC-32 catches it).
+    // A flipped bit inside the snapshot of tick 128 (past its 32-byte
+    // header: the body's checksum catches it).
     let at = keyframe_offset(&bytes, 128);
     bytes[at + 200] ^= 0x10;
     // The file still reads in full: inputs and hashes are intact.
@@ -246,7 +246,7 @@ fn a_damaged_keyframe_is_reported_and_the_one_before_it_is_used() {
     let e = damaged[0].damage.unwrap();
     assert_eq!(e.id(), events::KEYFRAME_DAMAGED);
     assert_eq!((e.field(), e.value()), (Some("keyframe"), Some("128")));
-    assert!(e.to_string().contains("CRC-32"), "{e}");
+    assert!(e.to_string().contains("body checksum"), "{e}");
 
     let mut w = world();
     let schedule = w.schedule_systems();

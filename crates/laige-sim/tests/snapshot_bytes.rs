@@ -179,27 +179,63 @@ fn encoded(world: &World) -> Vec<u8> {
     bytes
 }
 
-/// Recomputes the header's CRC-32 after a change of the body (to reach
-/// the checks behind the checksum).
+/// Recomputes the header's body checksum after a change of the body or
+/// the flags (to reach the checks behind the checksum).
 fn reseal(bytes: &mut [u8]) {
-    let crc = crc32(&bytes[SNAPSHOT_HEADER_LEN..]);
-    bytes[20..24].copy_from_slice(&crc.to_le_bytes());
+    let flags = u16::from_le_bytes([bytes[10], bytes[11]]);
+    let sum = body_sum(&bytes[SNAPSHOT_HEADER_LEN..], flags);
+    bytes[20..28].copy_from_slice(&sum.to_le_bytes());
 }
 
-/// CRC-32 (IEEE, reflected), bit by bit: the test's own.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0_u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
+/// The version-2 body checksum as the format defines it, word by word:
+/// the test's own. Eight lanes of little-endian `u64` words (the tail
+/// zero-padded to 64 bytes), `A[j] += w` and `B[j] += A[j]` per stripe,
+/// `h = Σ A[j]·C[j] + B[j]·E[j]`, then `mix(h ^ mix(len ^ flags << 48 ^
+/// seed))` with the MurmurHash3 finalizer.
+fn body_sum(body: &[u8], flags: u16) -> u64 {
+    const C: [u64; 8] = [
+        0x0025_603b_b4fb_59e5,
+        0xb8f8_dd45_de47_becd,
+        0x6870_471e_e1a6_851f,
+        0xbd1a_3c48_e9d0_99e5,
+        0xc91e_c8c6_8812_817d,
+        0xbd90_99b1_46ef_0d65,
+        0xc260_b09f_bcd5_5561,
+        0xfae2_3239_9c2f_11a9,
+    ];
+    const E: [u64; 8] = [
+        0x0ebd_3ced_0b89_0c62,
+        0x141d_29af_dc2f_ea2a,
+        0x3994_ef88_ddfb_4b8a,
+        0xf696_e158_fae3_6672,
+        0xe8d0_5409_5a09_8bb6,
+        0x65d3_4636_b261_a7be,
+        0xd28c_2c50_c49a_2166,
+        0xc519_d217_e06a_7d2a,
+    ];
+    fn mix(mut x: u64) -> u64 {
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        x ^ (x >> 33)
+    }
+    let mut padded = body.to_vec();
+    padded.resize(body.len().next_multiple_of(64), 0);
+    let (mut a, mut b) = ([0_u64; 8], [0_u64; 8]);
+    for stripe in padded.chunks(64) {
+        for j in 0..8 {
+            let w = u64::from_le_bytes(stripe[8 * j..8 * j + 8].try_into().unwrap());
+            a[j] = a[j].wrapping_add(w);
+            b[j] = b[j].wrapping_add(a[j]);
         }
     }
-    !crc
+    let h = (0..8).fold(0_u64, |h, j| {
+        h.wrapping_add(a[j].wrapping_mul(C[j]))
+            .wrapping_add(b[j].wrapping_mul(E[j]))
+    });
+    let seed = body.len() as u64 ^ (u64::from(flags) << 48) ^ 0x6c61_6967_655f_7632;
+    mix(h ^ mix(seed))
 }
 
 fn fingerprint(world: &World) -> (u64, u64, Vec<u64>) {
@@ -234,6 +270,11 @@ fn every_truncation_and_every_flipped_byte_is_refused_and_changes_nothing() {
         bad[i] ^= 1 << (i % 8);
         let err = world.decode_snapshot(&bad).unwrap_err();
         assert_eq!(err.code(), ErrorCode::Corrupt, "flip at {i}: {err}");
+        // Damage is named by the checksum, whatever the decode met first.
+        // (The header's other fields are refused by their own checks.)
+        if (20..28).contains(&i) || i >= SNAPSHOT_HEADER_LEN {
+            assert!(err.to_string().contains("checksum"), "flip at {i}: {err}");
+        }
     }
     assert_eq!(fingerprint(&world), before);
     world.decode_snapshot(&bytes).unwrap();
@@ -274,6 +315,35 @@ fn oversized_counts_behind_a_valid_checksum_are_refused() {
     bad[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
     let err = world.decode_snapshot(&bad).unwrap_err();
     assert!(err.to_string().contains("body length"), "{err}");
+    assert_eq!(fingerprint(&world), before);
+}
+
+/// Handle ids that are not each of `0..live + free` exactly once (one
+/// repeated, one past the range) are refused behind a valid checksum.
+#[test]
+fn entity_ids_not_covering_the_allocator_once_are_refused() {
+    let (mut source, schedule) = churn_world();
+    for _ in 0..12 {
+        source.run_systems(&schedule).unwrap();
+    }
+    let bytes = encoded(&source);
+    let live = source.ecs().len() as u64;
+    let mut world = target();
+    let before = fingerprint(&world);
+    let at = SNAPSHOT_HEADER_LEN + find_u64(&bytes[SNAPSHOT_HEADER_LEN + 8..], live) + 16;
+    let handle =
+        |i: usize| u64::from_le_bytes(bytes[at + 8 * i..at + 8 * i + 8].try_into().unwrap());
+    let generation = |bits: u64| bits & !0xffff_ffff;
+    // The second live handle with the first's id; then with an id past all.
+    for id in [handle(0) & 0xffff_ffff, 1 << 20] {
+        let mut bad = bytes.clone();
+        let bits = generation(handle(1)) | id;
+        bad[at + 8..at + 16].copy_from_slice(&bits.to_le_bytes());
+        reseal(&mut bad);
+        let err = world.decode_snapshot(&bad).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Corrupt, "{err}");
+        assert!(err.to_string().contains("live entity id"), "{err}");
+    }
     assert_eq!(fingerprint(&world), before);
 }
 
@@ -511,32 +581,80 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The format's bytes are pinned: the encodings of two small worlds (an
-/// integer-only churning world with a free list, an enum column, a
-/// `Vec` field and a hashed resource; the fixed-point workload) have the
-/// sizes and FNV-1a 64 hashes version 1 of the format gave when these
-/// values were taken. A faster codec must write the same bytes, so an
-/// encoded snapshot of an older build keeps decoding.
-#[test]
-fn the_encoding_of_small_worlds_is_pinned() {
+/// The churn world at tick 45 and the 64-entity fixed-point workload at
+/// tick 10: the worlds whose encodings are pinned.
+fn pinned_worlds() -> (World, World) {
     let (mut churn, schedule) = churn_world();
     for _ in 0..45 {
         churn.run_systems(&schedule).unwrap();
     }
-    let bytes = encoded(&churn);
-    assert_eq!(
-        (bytes.len(), fnv1a(&bytes)),
-        (570, 12_090_478_631_266_518_309),
-        "churn world"
-    );
     let (mut fx, schedule) = workload_world::<Fpx16_16>(64);
     for _ in 0..10 {
         fx.run_systems(&schedule).unwrap();
     }
+    (churn, fx)
+}
+
+/// Version 1 of the format (CRC-32, a 24-byte header) is still read: the
+/// keyframes of older recordings carry it. These are the pinned worlds'
+/// encodings by the last build that wrote version 1 (their FNV-1a 64s are
+/// that build's pins); each decodes into its world, whose encoding now is
+/// version 2. Damage to them is refused as before.
+#[test]
+fn version_1_bytes_still_decode() {
+    let (churn, fx) = pinned_worlds();
+    let v1_churn = include_bytes!("fixtures/snapshot_v1_churn.bin");
+    let v1_fx = include_bytes!("fixtures/snapshot_v1_fx64.bin");
+    assert_eq!(
+        (v1_churn.len(), fnv1a(v1_churn)),
+        (570, 12_090_478_631_266_518_309)
+    );
+    assert_eq!(
+        (v1_fx.len(), fnv1a(v1_fx)),
+        (2527, 17_809_236_421_443_696_725)
+    );
+    let targets = [
+        (&v1_churn[..], &churn, target()),
+        (&v1_fx[..], &fx, workload_world::<Fpx16_16>(64).0),
+    ];
+    for (v1, source, mut world) in targets {
+        assert_eq!(u16::from_le_bytes([v1[8], v1[9]]), 1);
+        world.decode_snapshot(v1).unwrap();
+        assert_eq!(fingerprint(&world), fingerprint(source));
+        assert_eq!(encoded(&world), encoded(source));
+        let before = fingerprint(&world);
+        for i in (0..v1.len()).step_by(7) {
+            let mut bad = v1.to_vec();
+            bad[i] ^= 1 << (i % 8);
+            let err = world.decode_snapshot(&bad).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::Corrupt, "flip at {i}: {err}");
+        }
+        let err = world.decode_snapshot(&v1[..v1.len() - 1]).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Corrupt, "{err}");
+        assert_eq!(fingerprint(&world), before);
+    }
+}
+
+/// The format's bytes are pinned: the encodings of two small worlds (an
+/// integer-only churning world with a free list, an enum column, a
+/// `Vec` field and a hashed resource; the fixed-point workload) have the
+/// sizes and FNV-1a 64 hashes version 2 of the format gave when these
+/// values were taken. A faster codec must write the same bytes, so an
+/// encoded snapshot of an older build keeps decoding.
+#[test]
+fn the_encoding_of_small_worlds_is_pinned() {
+    let (churn, fx) = pinned_worlds();
+    let bytes = encoded(&churn);
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+    assert_eq!(
+        (bytes.len(), fnv1a(&bytes)),
+        (578, 15_371_973_479_360_127_101),
+        "churn world"
+    );
     let bytes = encoded(&fx);
     assert_eq!(
         (bytes.len(), fnv1a(&bytes)),
-        (2527, 17_809_236_421_443_696_725),
+        (2535, 11_429_586_614_771_560_550),
         "Fpx16_16 workload"
     );
     // The pinned bytes decode into the world they came from.

@@ -72,9 +72,9 @@ pub(crate) enum Kind {
     Hash = 2,
     /// The clean end of the recording; `tick` is the number of ticks.
     End = 3,
-    /// An encoded world snapshot (version 2); `tick` is the completed tick
+    /// An encoded world snapshot (replay format 2); `tick` is the completed tick
     /// count it holds. Its CRC-32 covers the 13-byte prefix only: the
-    /// payload carries the snapshot format's own CRC-32, so a damaged
+    /// payload carries the snapshot format's own checksum, so a damaged
     /// keyframe is found, reported and skipped without ending the file.
     Keyframe = 4,
 }

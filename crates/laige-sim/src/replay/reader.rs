@@ -61,7 +61,7 @@ pub struct Keyframe<'a> {
     /// The encoded snapshot.
     pub bytes: &'a [u8],
     /// Why it cannot be used, when its bytes failed the snapshot format's
-    /// header and CRC-32 checks at read time (`replay/keyframe_damaged`).
+    /// header and checksum checks at read time (`replay/keyframe_damaged`).
     pub damage: Option<&'a Error>,
 }
 

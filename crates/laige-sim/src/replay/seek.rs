@@ -126,7 +126,7 @@ impl fmt::Display for SeekReport {
 /// when that is nearer; or, with no usable keyframe, from the state it was
 /// handed at tick 0), and the ticks from there are re-simulated with their
 /// recorded inputs, every recorded state hash compared on the way. A
-/// damaged keyframe (its snapshot's CRC-32, or one that does not load) is
+/// damaged keyframe (its snapshot's checksum, or one that does not load) is
 /// reported in [`SeekReport::skipped`] and the one before it is used.
 ///
 /// ```

@@ -7,6 +7,7 @@
 use hecs::Entity;
 use laige_core::{Error, ErrorCode, Result};
 
+use super::body_sum::{SUM_BATCH, body_sum};
 use super::{SavedArchetype, SnapshotRing, WorldSnapshot};
 use crate::events;
 use crate::replay::crc32::crc32;
@@ -16,10 +17,16 @@ use crate::world::World;
 
 /// The first bytes of every encoded snapshot.
 pub const SNAPSHOT_MAGIC: [u8; 8] = *b"LAIGESNP";
-/// The format version this build writes and reads.
-pub const SNAPSHOT_FORMAT_VERSION: u16 = 1;
-/// Bytes before the body: magic, version, flags, body length, CRC-32.
-pub const SNAPSHOT_HEADER_LEN: usize = 24;
+/// The format version this build writes (it reads version 1 too: the
+/// keyframes of older recordings carry it).
+pub const SNAPSHOT_FORMAT_VERSION: u16 = 2;
+/// Bytes before the body in the version this build writes: magic,
+/// version, flags, body length, body checksum (`u64`), 4 reserved bytes
+/// (zero).
+pub const SNAPSHOT_HEADER_LEN: usize = 32;
+/// Bytes before the body in version 1: magic, version, flags, body
+/// length, CRC-32.
+const V1_HEADER_LEN: usize = 24;
 /// The largest body this build accepts (1 GiB): a length field past it is
 /// refused before anything is read or reserved.
 pub const MAX_SNAPSHOT_BODY: u64 = 1 << 30;
@@ -52,7 +59,7 @@ const DECODED_LAYOUT_KEY: (u64, u64) = (u64::MAX, u64::MAX);
 
 impl SnapshotRing {
     /// Appends the snapshot in `slot` to `out` as encoded bytes (the
-    /// format of `bytes.md`: header with a CRC-32 of the body, then the
+    /// format of `bytes.md`: header with a checksum of the body, then the
     /// tick, the registry's component and part names with their layout
     /// hashes, the entity allocator, the archetype table, every column and
     /// every part).
@@ -88,7 +95,12 @@ impl SnapshotRing {
         self.check_encodable(world)?;
         let start = out.len();
         out.extend_from_slice(&[0; SNAPSHOT_HEADER_LEN]);
-        let mut w = StateWriter::new(out);
+        // A stored raw body is summed as it is written; an LZ4 body after
+        // its compression.
+        let mut w = match compression {
+            SnapshotCompression::None => StateWriter::summing(out, start + SNAPSHOT_HEADER_LEN),
+            SnapshotCompression::Lz4 => StateWriter::new(out),
+        };
         w.write_u64(snap.tick);
         w.write_u32(len_u32(self.layout.components.len()));
         for c in &self.layout.components {
@@ -129,6 +141,7 @@ impl SnapshotRing {
         for (ops, saved) in self.layout.parts.iter().zip(&snap.parts) {
             (ops.encode)(&**saved, &mut w);
         }
+        let running = w.finish_sum();
         let flags = match compression {
             SnapshotCompression::None => 0,
             SnapshotCompression::Lz4 if compress_body(out, start + SNAPSHOT_HEADER_LEN) => {
@@ -138,13 +151,17 @@ impl SnapshotRing {
         };
         let body = &out[start + SNAPSHOT_HEADER_LEN..];
         let body_len = body.len() as u64;
-        let crc = crc32(body);
+        let sum = match running {
+            Some(running) if flags == 0 => running.finish(out, flags),
+            _ => body_sum(body, flags),
+        };
         let header = &mut out[start..start + SNAPSHOT_HEADER_LEN];
         header[0..8].copy_from_slice(&SNAPSHOT_MAGIC);
         header[8..10].copy_from_slice(&SNAPSHOT_FORMAT_VERSION.to_le_bytes());
         header[10..12].copy_from_slice(&flags.to_le_bytes());
         header[12..20].copy_from_slice(&body_len.to_le_bytes());
-        header[20..24].copy_from_slice(&crc.to_le_bytes());
+        header[20..28].copy_from_slice(&sum.to_le_bytes());
+        // 28..32: reserved, zero.
         Ok(())
     }
 
@@ -254,9 +271,9 @@ impl World {
 /// written into a buffer sized once.
 fn write_entities(w: &mut StateWriter<'_>, entities: &[Entity]) {
     w.write_u64(entities.len() as u64);
-    for (e, out) in entities.iter().zip(w.fixed_chunks(entities.len(), 8)) {
+    w.write_chunks(entities, 8, |e, out| {
         out.copy_from_slice(&e.to_bits().get().to_le_bytes());
-    }
+    });
 }
 
 fn len_u32(n: usize) -> u32 {
@@ -315,16 +332,32 @@ fn header_corrupt(value: impl std::fmt::Display, accepted: &'static str) -> Erro
 /// `snapshot/bytes_corrupt`, as [`SnapshotRing::decode`] for a damaged
 /// header or body.
 pub(crate) fn check_encoded(bytes: &[u8]) -> Result<()> {
-    body(bytes).map(|_| ())
+    let h = header(bytes)?;
+    match h.deferred_sum {
+        Some(want) => check_sum(body_sum(h.body, h.flags), want),
+        None => Ok(()),
+    }
 }
 
-/// The stored body of `bytes` and the header's flags, after the header's
-/// checks.
-fn body(bytes: &[u8]) -> Result<(&[u8], u16)> {
-    if bytes.len() < SNAPSHOT_HEADER_LEN {
+/// An encoded snapshot's header, checked.
+struct Header<'b> {
+    /// The stored body (after the header).
+    body: &'b [u8],
+    flags: u16,
+    /// The version-2 checksum of a raw body, to be compared once the body
+    /// is read (the decode sums it as it goes); `None` when the header
+    /// check already compared it (version 1's CRC-32, an LZ4 body).
+    deferred_sum: Option<u64>,
+}
+
+/// Reads and checks the header of `bytes` (either version): magic,
+/// version, flags, reserved bytes, body length and, for version 1 and an
+/// LZ4 body, the body's checksum.
+fn header(bytes: &[u8]) -> Result<Header<'_>> {
+    if bytes.len() < V1_HEADER_LEN {
         return Err(header_corrupt(
             format!("{} bytes", bytes.len()),
-            "at least the 24-byte header",
+            "at least a header (24 bytes in version 1, 32 in version 2)",
         ));
     }
     if bytes[0..8] != SNAPSHOT_MAGIC {
@@ -334,41 +367,91 @@ fn body(bytes: &[u8]) -> Result<(&[u8], u16)> {
         ));
     }
     let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-    if version != SNAPSHOT_FORMAT_VERSION {
+    let header_len = match version {
+        1 => V1_HEADER_LEN,
+        2 => SNAPSHOT_HEADER_LEN,
+        _ => {
+            return Err(header_corrupt(
+                format!("format version {version}"),
+                "format version 2 (this build's) or 1",
+            ));
+        }
+    };
+    if bytes.len() < header_len {
         return Err(header_corrupt(
-            format!("format version {version}"),
-            "format version 1 (this build's)",
+            format!("{} bytes of a version-{version} snapshot", bytes.len()),
+            "at least its 32-byte header",
         ));
     }
     let flags = u16::from_le_bytes([bytes[10], bytes[11]]);
     if flags & !SNAPSHOT_FLAG_LZ4 != 0 {
         return Err(header_corrupt(
             format!("flags {flags:#06x}"),
-            "flags 0 or 1 (bit 0: an LZ4 body; no other flag is defined in version 1)",
+            "flags 0 or 1 (bit 0: an LZ4 body; no other flag is defined)",
         ));
     }
-    let mut len = [0; 8];
-    len.copy_from_slice(&bytes[12..20]);
-    let len = u64::from_le_bytes(len);
-    let have = (bytes.len() - SNAPSHOT_HEADER_LEN) as u64;
+    let word = |at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let len = word(12);
+    let have = (bytes.len() - header_len) as u64;
     if len > MAX_SNAPSHOT_BODY || len != have {
         return Err(header_corrupt(
             format!("body length {len} with {have} bytes after the header"),
             "a body length equal to the bytes that follow, at most 1 GiB",
         ));
     }
-    let body = &bytes[SNAPSHOT_HEADER_LEN..];
-    let mut crc = [0; 4];
-    crc.copy_from_slice(&bytes[20..24]);
-    let crc = u32::from_le_bytes(crc);
-    let actual = crc32(body);
-    if crc != actual {
+    let body = &bytes[header_len..];
+    if version == 1 {
+        let crc = u32::from_le_bytes([bytes[20], bytes[21], bytes[22], bytes[23]]);
+        let actual = crc32(body);
+        if crc != actual {
+            return Err(header_corrupt(
+                format!("body CRC-32 {actual:#010x}, header says {crc:#010x}"),
+                "an undamaged body (equal CRC-32s)",
+            ));
+        }
+        return Ok(Header {
+            body,
+            flags,
+            deferred_sum: None,
+        });
+    }
+    if bytes[28..32] != [0; 4] {
         return Err(header_corrupt(
-            format!("body CRC-32 {actual:#010x}, header says {crc:#010x}"),
-            "an undamaged body (equal CRC-32s)",
+            format!("reserved header bytes {:02x?}", &bytes[28..32]),
+            "zero (no use is defined in version 2)",
         ));
     }
-    Ok((body, flags))
+    let sum = word(20);
+    if flags & SNAPSHOT_FLAG_LZ4 != 0 {
+        // Checked before anything is decompressed.
+        check_sum(body_sum(body, flags), sum)?;
+        return Ok(Header {
+            body,
+            flags,
+            deferred_sum: None,
+        });
+    }
+    Ok(Header {
+        body,
+        flags,
+        deferred_sum: Some(sum),
+    })
+}
+
+/// The body checksum's comparison.
+fn check_sum(actual: u64, header: u64) -> Result<()> {
+    if actual == header {
+        Ok(())
+    } else {
+        Err(header_corrupt(
+            format!("body checksum {actual:#018x}, header says {header:#018x}"),
+            "an undamaged body (equal checksums)",
+        ))
+    }
 }
 
 /// Replaces the raw body at `out[from..]` with its raw length (`u64`) and
@@ -424,24 +507,39 @@ fn decompress_body(stored: &[u8]) -> Result<Vec<u8>> {
 }
 
 fn decode_into(snap: &mut WorldSnapshot, world: &World, bytes: &[u8]) -> Result<()> {
-    let (stored, flags) = body(bytes)?;
+    let h = header(bytes)?;
     let raw;
-    let body = if flags & SNAPSHOT_FLAG_LZ4 == 0 {
-        stored
+    let body = if h.flags & SNAPSHOT_FLAG_LZ4 == 0 {
+        h.body
     } else {
-        raw = decompress_body(stored)?;
+        raw = decompress_body(h.body)?;
         &raw[..]
     };
-    let mut r = StateReader::new(body);
-    decode_body(snap, world, &mut r).map_err(|e| corrupt(&e))?;
-    if !r.is_empty() {
-        return Err(corrupt(&r.invalid(
-            r.position(),
-            "trailing bytes",
-            r.remaining() as u128,
-            "nothing after the last part",
-        )));
+    // A version-2 raw body is summed as it is read, batch by batch; the
+    // slot is replaced only after the sums agree.
+    let mut r = match h.deferred_sum {
+        Some(_) => StateReader::summing(body),
+        None => StateReader::new(body),
+    };
+    let decoded = decode_body(snap, world, &mut r).and_then(|()| {
+        if r.is_empty() {
+            Ok(())
+        } else {
+            Err(r.invalid(
+                r.position(),
+                "trailing bytes",
+                r.remaining() as u128,
+                "nothing after the last part",
+            ))
+        }
+    });
+    // Damage is named as damage whatever check of the body it reached
+    // first: the checksum (of every byte, read or not) before the body's
+    // own errors.
+    if let (Some(want), Some(actual)) = (h.deferred_sum, r.finish_sum(h.flags)) {
+        check_sum(actual, want)?;
     }
+    decoded.map_err(|e| corrupt(&e))?;
     snap.layout_key = DECODED_LAYOUT_KEY;
     snap.hashed = false;
     snap.filled = true;
@@ -466,32 +564,31 @@ fn decode_body(
     check_registry(r, "snapshot part", &ours)?;
     // The entity allocator: live handles and the free list, whose ids
     // together are exactly 0..n (hecs allocates ids densely).
-    read_entities(r, "live entity count", &mut snap.entities)?;
-    read_entities(r, "free list length", &mut snap.freelist)?;
-    let (live, free) = (&snap.entities, &snap.freelist);
-    let total = live.len() + free.len();
     // `total` ids, each below `total`, that mark `total` distinct places
-    // are each of 0..total exactly once: one branch-free pass of marks and
-    // one (vectorized) count; only damaged bytes take the pass that names
-    // the first id out of range or seen twice.
-    // An id past the range marks the last place, which no valid id has.
-    // The marks are counted eight at a time (each a byte of 0 or 1, so a
-    // word's set bits are its marks), in a buffer the snapshot keeps.
+    // are each of 0..total exactly once: branch-free marks, set as each
+    // batch of handles is read (both counts are read first: the free
+    // list's follows the live handles), and one (vectorized) count; only
+    // damaged bytes take the pass that names the first id out of range or
+    // seen twice. An id past the range marks the last place, which no
+    // valid id has. The marks are counted eight at a time (each a byte of
+    // 0 or 1, so a word's set bits are its marks), in a buffer the
+    // snapshot keeps.
+    let total = allocator_len(r);
     snap.id_marks.clear();
     snap.id_marks.resize((total + 1).next_multiple_of(8), 0);
-    // A slice: a byte store through the `Vec` could change its own length
-    // and pointer, as far as the compiler knows, so each would reload them.
     let seen = &mut snap.id_marks[..];
-    for list in [live, free] {
-        for e in list {
-            seen[(e.id() as usize).min(total)] = 1;
-        }
-    }
+    read_entities(r, "live entity count", &mut snap.entities, seen, total)?;
+    read_entities(r, "free list length", &mut snap.freelist, seen, total)?;
+    let (live, free) = (&snap.entities, &snap.freelist);
     let marked = seen
         .chunks_exact(8)
         .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])).count_ones() as usize)
         .sum::<usize>();
-    if seen[total] != 0 || marked != total {
+    if total != live.len() + free.len() || seen[total] != 0 || marked != total {
+        let total = live.len() + free.len();
+        snap.id_marks
+            .resize((total + 1).max(snap.id_marks.len()), 0);
+        let seen = &mut snap.id_marks[..];
         seen.fill(0);
         for (i, e) in live.iter().chain(free).enumerate() {
             let id = e.id() as usize;
@@ -587,12 +684,29 @@ fn decode_body(
     Ok(())
 }
 
+/// The live and free handle counts at the reader's position added, when
+/// both are counts of handles that follow (else 0: reading the lists then
+/// fails on the count that is not).
+fn allocator_len(r: &StateReader<'_>) -> usize {
+    let fits = |n: Option<u64>, after: usize| {
+        n.and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= r.remaining().saturating_sub(after) / 8)
+    };
+    let Some(live) = fits(r.peek_u64(0), 8) else {
+        return 0;
+    };
+    fits(r.peek_u64(8 + live * 8), 16 + live * 8).map_or(0, |free| live + free)
+}
+
 /// Reads a handle list (its length, then each handle's bits) into `out`
-/// (emptied first).
+/// (emptied first), and marks each handle's id in `marks` (an id past
+/// `last` at `last`).
 fn read_entities(
     r: &mut StateReader<'_>,
     what: &'static str,
     out: &mut Vec<Entity>,
+    marks: &mut [u8],
+    last: usize,
 ) -> std::result::Result<(), DecodeError> {
     let at = r.position();
     let n = r.read_u64()?;
@@ -607,39 +721,50 @@ fn read_entities(
                 "a count whose handles (8 bytes each) follow",
             )
         })?;
-    let start = r.position();
-    let bytes = r.read_bytes(n * 8)?;
     let handle = |b: &[u8]| {
         let mut bits = [0; 8];
         bits.copy_from_slice(b);
         u64::from_le_bytes(bits)
     };
-    // Every handle checked first (a generation above 0: one branch-free,
-    // vectorized pass; only damaged bytes look for the first bad one),
-    // then all appended at once.
-    let valid = bytes
-        .chunks_exact(8)
-        .fold(true, |ok, b| ok & (handle(b) >> 32 != 0));
-    if !valid
-        && let Some(i) = bytes
-            .chunks_exact(8)
-            .position(|b| Entity::from_bits(handle(b)).is_none())
-    {
-        let bits = handle(&bytes[i * 8..i * 8 + 8]);
-        return Err(r.invalid(
-            start + i * 8,
-            "entity handle",
-            u128::from(bits),
-            "a hecs entity handle (generation above 0)",
-        ));
-    }
     out.clear();
     out.reserve(n);
-    out.extend(
-        bytes
-            .chunks_exact(8)
-            .map(|b| Entity::from_bits(handle(b)).unwrap_or_else(|| unreachable!("checked above"))),
-    );
+    // Batch by batch, while each is in the cache: every handle checked
+    // (a generation above 0: one branch-free, vectorized pass; only
+    // damaged bytes look for the first bad one), then all appended at
+    // once and summed.
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(SUM_BATCH / 8);
+        let start = r.position();
+        let bytes = r.read_bytes(k * 8)?;
+        // A generation `g` (< 2^32) is 0 exactly when `(g - 1) & !g`
+        // has bit 63 set: whole-word subtracts, ands and ors, which SSE2,
+        // AVX2 and simd128 do on several handles at once.
+        let zero_generation = bytes.chunks_exact(8).fold(0, |acc, b| {
+            let g = handle(b) >> 32;
+            acc | (g.wrapping_sub(1) & !g)
+        });
+        if zero_generation >> 63 != 0
+            && let Some(i) = bytes
+                .chunks_exact(8)
+                .position(|b| Entity::from_bits(handle(b)).is_none())
+        {
+            let bits = handle(&bytes[i * 8..i * 8 + 8]);
+            return Err(r.invalid(
+                start + i * 8,
+                "entity handle",
+                u128::from(bits),
+                "a hecs entity handle (generation above 0)",
+            ));
+        }
+        out.extend(bytes.chunks_exact(8).map(|b| {
+            let e = Entity::from_bits(handle(b)).unwrap_or_else(|| unreachable!("checked above"));
+            marks[(e.id() as usize).min(last)] = 1;
+            e
+        }));
+        r.catch_up();
+        left -= k;
+    }
     Ok(())
 }
 

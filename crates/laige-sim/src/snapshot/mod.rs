@@ -4,6 +4,7 @@
 #![doc = include_str!("contract.md")]
 #![doc = include_str!("bytes.md")]
 
+pub(crate) mod body_sum;
 mod bytes;
 mod diff;
 mod parts;

@@ -11,6 +11,7 @@
 use std::fmt;
 
 use super::StateHash;
+use crate::snapshot::body_sum::{RunningSum, SUM_BATCH};
 
 /// Appends a value's canonical encoding (little-endian integers at their
 /// declared width, the module docs of [`StateHash`](super::StateHash)) to
@@ -28,12 +29,40 @@ use super::StateHash;
 #[derive(Debug)]
 pub struct StateWriter<'a> {
     out: &'a mut Vec<u8>,
+    /// The body checksum of an encoded snapshot, summed batch by batch as
+    /// the bytes are written (`None`: nothing summed).
+    sum: Option<RunningSum>,
 }
 
 impl<'a> StateWriter<'a> {
     /// A writer appending to `out` (its contents are kept).
     pub fn new(out: &'a mut Vec<u8>) -> Self {
-        Self { out }
+        Self { out, sum: None }
+    }
+
+    /// A writer that also sums the bytes from `out[start..]` on (the body
+    /// checksum of an encoded snapshot), each bulk batch while it is in
+    /// the cache; [`finish_sum`](Self::finish_sum) gives the checksum.
+    pub(crate) fn summing(out: &'a mut Vec<u8>, start: usize) -> Self {
+        Self {
+            out,
+            sum: Some(RunningSum::new(start)),
+        }
+    }
+
+    /// The running sum so far, every written byte caught up to the
+    /// last whole stripe (`None` for a writer made by [`new`](Self::new)).
+    pub(crate) fn finish_sum(mut self) -> Option<RunningSum> {
+        self.catch_up();
+        self.sum
+    }
+
+    /// Sums the bytes written since the last catch-up.
+    #[inline]
+    fn catch_up(&mut self) {
+        if let Some(sum) = &mut self.sum {
+            sum.catch_up(self.out, self.out.len());
+        }
     }
 
     /// Appends raw bytes.
@@ -100,25 +129,27 @@ impl<'a> StateWriter<'a> {
             }
             return;
         }
-        for (v, out) in values
-            .iter()
-            .zip(self.fixed_chunks(values.len(), T::FIXED_SIZE))
-        {
-            v.encode_fixed(out);
-        }
+        self.write_chunks(values, T::FIXED_SIZE, T::encode_fixed);
     }
 
-    /// Extends the buffer by `n` chunks of `size` (> 0) zero bytes and
-    /// returns them, to be overwritten in order.
+    /// Writes `size` (> 0) bytes per item with `store` (given the item and
+    /// its chunk, zeroed), in batches of a few KiB: each batch is sized,
+    /// stored and summed (when summing) while it is in the cache.
     #[inline]
-    pub(crate) fn fixed_chunks(
+    pub(crate) fn write_chunks<T>(
         &mut self,
-        n: usize,
+        items: &[T],
         size: usize,
-    ) -> std::slice::ChunksExactMut<'_, u8> {
-        let start = self.out.len();
-        self.out.resize(start + n * size, 0);
-        self.out[start..].chunks_exact_mut(size)
+        store: impl Fn(&T, &mut [u8]),
+    ) {
+        for batch in items.chunks((SUM_BATCH / size).max(1)) {
+            let start = self.out.len();
+            self.out.resize(start + batch.len() * size, 0);
+            for (v, out) in batch.iter().zip(self.out[start..].chunks_exact_mut(size)) {
+                store(v, out);
+            }
+            self.catch_up();
+        }
     }
 
     /// The bytes written so far, with what the buffer held before.
@@ -244,19 +275,59 @@ impl std::error::Error for DecodeError {}
 pub struct StateReader<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// The body checksum of an encoded snapshot, summed batch by batch as
+    /// the bytes are read (`None`: nothing summed).
+    sum: Option<RunningSum>,
 }
 
 impl<'a> StateReader<'a> {
     /// A reader at the start of `bytes`.
     #[must_use]
     pub fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, pos: 0 }
+        Self {
+            bytes,
+            pos: 0,
+            sum: None,
+        }
+    }
+
+    /// A reader that also sums every byte it reads (the body checksum of
+    /// an encoded snapshot, `bytes` being the body), each bulk batch
+    /// while it is in the cache; [`finish_sum`](Self::finish_sum) gives
+    /// the checksum.
+    pub(crate) fn summing(bytes: &'a [u8]) -> Self {
+        Self {
+            sum: Some(RunningSum::new(0)),
+            ..Self::new(bytes)
+        }
+    }
+
+    /// The checksum of the whole input with `flags` (the bytes not read
+    /// yet summed now), or `None` for a reader made by [`new`](Self::new).
+    pub(crate) fn finish_sum(&self, flags: u16) -> Option<u64> {
+        self.sum.map(|s| s.finish(self.bytes, flags))
+    }
+
+    /// Sums the bytes read since the last catch-up.
+    #[inline]
+    pub(crate) fn catch_up(&mut self) {
+        if let Some(sum) = &mut self.sum {
+            sum.catch_up(self.bytes, self.pos);
+        }
     }
 
     /// The offset of the next byte.
     #[must_use]
     pub fn position(&self) -> usize {
         self.pos
+    }
+
+    /// The little-endian `u64` at `ahead` bytes past the position, if the
+    /// input holds it (nothing is read).
+    pub(crate) fn peek_u64(&self, ahead: usize) -> Option<u64> {
+        let at = self.pos.checked_add(ahead)?;
+        let bytes = self.bytes.get(at..at.checked_add(8)?)?;
+        Some(u64::from_le_bytes(bytes.try_into().ok()?))
     }
 
     /// Bytes not read yet.
@@ -358,11 +429,11 @@ impl<'a> StateReader<'a> {
     }
 
     /// Reads `n` values and appends them to `into`: through
-    /// [`decode_fixed`](StateHash::decode_fixed) over the whole run of
-    /// bytes at once when `T` has a [`FIXED_SIZE`](StateHash::FIXED_SIZE)
-    /// (the count bounded by the input once, every value checked first,
-    /// then all appended; a type whose every bit pattern is a value skips
-    /// the check), value by value through
+    /// [`decode_fixed`](StateHash::decode_fixed) in batches of a few KiB
+    /// when `T` has a [`FIXED_SIZE`](StateHash::FIXED_SIZE) (the count
+    /// bounded by the input once, then per batch every value checked, then
+    /// all appended; a type whose every bit pattern is a value skips the
+    /// check), value by value through
     /// [`decode_state`](StateHash::decode_state) otherwise and from the
     /// first value that does not decode (so the error names it as
     /// `decode_state` does). Nothing is reserved past what the input can
@@ -394,23 +465,32 @@ impl<'a> StateReader<'a> {
             .filter(|&len| size > 0 && len <= self.remaining());
         let mut done = 0;
         if let Some(len) = len {
-            let bytes = &self.bytes[self.pos..self.pos + len];
-            // The values that decode, up to the first that does not (for a
-            // type whose every bit pattern is a value this folds to `n`).
-            let valid = bytes
-                .chunks_exact(size)
-                .position(|b| T::decode_fixed(b).is_none())
-                .unwrap_or(n);
-            into.reserve(valid);
-            // `map` over exact chunks has a trusted length: the values are
-            // written without a capacity check each.
-            into.extend(
-                bytes[..valid * size]
+            let all = self.bytes;
+            into.reserve(n);
+            // Batch by batch (each checked, appended and summed while it is
+            // in the cache), up to the first value that does not decode.
+            for bytes in all[self.pos..self.pos + len].chunks((SUM_BATCH / size).max(1) * size) {
+                // The values that decode, up to the first that does not (for
+                // a type whose every bit pattern is a value this folds away).
+                let count = bytes.len() / size;
+                let valid = bytes
                     .chunks_exact(size)
-                    .map(|b| T::decode_fixed(b).unwrap_or_else(|| unreachable!("checked above"))),
-            );
-            done = valid;
-            self.pos += valid * size;
+                    .position(|b| T::decode_fixed(b).is_none())
+                    .unwrap_or(count);
+                // `map` over exact chunks has a trusted length: the values
+                // are written without a capacity check each.
+                into.extend(
+                    bytes[..valid * size].chunks_exact(size).map(|b| {
+                        T::decode_fixed(b).unwrap_or_else(|| unreachable!("checked above"))
+                    }),
+                );
+                done += valid;
+                self.pos += valid * size;
+                self.catch_up();
+                if valid < count {
+                    break;
+                }
+            }
         } else {
             into.reserve(n.min(self.remaining()));
         }
