@@ -116,6 +116,9 @@ pub struct NetDriver<I: PlayerInput, A: PeerAddr = SocketAddr> {
     next_confirmed: u64,
     mismatch: Option<String>,
     dump_prefix: Option<String>,
+    /// The desynced tick and its snapshot's dump, kept from a P2P desync
+    /// (filled only then: nothing is built while the peers agree).
+    desync_dump: Option<(u64, String)>,
     /// The room's seats as this peer sees them (`NetConfig::players` of
     /// them; a P2P session's players are the seats not empty).
     roster: Vec<Seat<A>>,
@@ -211,9 +214,21 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
 
     /// On a P2P desync, write the desynced tick's snapshot
     /// ([`WorldSnapshot::dump`]) to `{prefix}-tick{N}.txt`, for
-    /// `cargo xtask desync-diff` against the other peer's file.
+    /// `cargo xtask desync-diff` against the other peer's file. Without a
+    /// prefix the dump is kept in memory only ([`desync_dump`](Self::desync_dump)).
     pub fn dump_desyncs_to(&mut self, prefix: impl Into<String>) {
         self.dump_prefix = Some(prefix.into());
+    }
+
+    /// After a P2P desync: the desynced tick and its snapshot's dump (the
+    /// text [`dump_desyncs_to`](Self::dump_desyncs_to) writes and
+    /// `cargo xtask desync-diff` compares: every component value, the
+    /// differing types' down to the field), so that a peer with no files
+    /// (a browser page) can hand it on. `None` before a desync, for other
+    /// ends, and when the session's snapshot ring no longer held the tick.
+    #[must_use]
+    pub fn desync_dump(&self) -> Option<(u64, &str)> {
+        self.desync_dump.as_ref().map(|(t, d)| (*t, d.as_str()))
     }
 
     /// The counters (with the sockets' integrity counters, summed over
@@ -597,14 +612,16 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
         let names = (0..self.save_slots)
             .filter_map(|slot| self.ring.get(slot).ok())
             .find(|s| s.is_filled());
-        desync::report(
+        let (end, dump) = desync::report(
             names,
             snap,
             tick,
             (local, remote),
             &addr,
             self.dump_prefix.as_deref(),
-        )
+        );
+        self.desync_dump = dump.map(|d| (tick, d));
+        end
     }
 
     fn desync(&mut self, tick: u64, report: String) -> Advance {

@@ -87,6 +87,7 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
             next_confirmed: 0,
             mismatch: None,
             dump_prefix: None,
+            desync_dump: None,
             roster: Vec::new(),
             seat_of: (0..config.players).collect(),
             base: 0,
