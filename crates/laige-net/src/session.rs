@@ -27,6 +27,14 @@ use crate::transport::PeerAddr;
 
 mod epoch;
 mod start;
+
+/// The compared ticks (multiples of [`DESYNC_INTERVAL`]) whose last save a
+/// P2P session keeps a copy of, after its save slots: a desync found after
+/// the save slots moved past its tick (a slow peer, a late checksum report:
+/// up to `HELD_COMPARED * DESYNC_INTERVAL` ticks) still has the tick's
+/// snapshot to dump. One copy per compared tick's save (the state hash is
+/// the save's, not computed again).
+const HELD_COMPARED: usize = 4;
 mod wire;
 
 pub use epoch::{EpochChange, EpochSocket, SocketFactory};
@@ -448,6 +456,11 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
                 } else {
                     self.save(slot, world, compared || self.keeps_hashes())?
                 };
+                if let (false, true, Some(hash)) = (sync_test, compared, hash) {
+                    self.ring
+                        .save_with_hash(self.held_slot(tick), world, hash)
+                        .map_err(NetEnd::SystemFailed)?;
+                }
                 let checksum = match (compared, hash, self.ring.get(slot)) {
                     (true, Some(hash), Ok(snap)) => Some(checksum(hash, snap)),
                     _ => None,
@@ -599,15 +612,25 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
         }
     }
 
-    /// A P2P desync at `tick` (see [`desync::report`]).
+    /// The ring slot holding the copy of compared tick `tick`'s last save
+    /// (see [`HELD_COMPARED`]).
+    fn held_slot(&self, tick: u64) -> usize {
+        let nth = usize::try_from(tick / u64::from(DESYNC_INTERVAL)).unwrap_or(0);
+        self.save_slots + 1 + nth % HELD_COMPARED
+    }
+
+    /// A P2P desync at `tick` (see [`desync::report`]): the tick's snapshot
+    /// from its save slot, or its held copy once the save slots moved on.
     #[cold]
     fn p2p_desync(&mut self, tick: u64, local: u128, remote: u128, addr: A) -> NetEnd<A> {
         let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
+        let of_tick = |s: &&WorldSnapshot| s.is_filled() && s.tick() == tick;
         let snap = self
             .ring
             .get(slot)
             .ok()
-            .filter(|s| s.is_filled() && s.tick() == tick);
+            .filter(of_tick)
+            .or_else(|| self.ring.get(self.held_slot(tick)).ok().filter(of_tick));
         // The type lines' names are the same in every snapshot of the ring.
         let names = (0..self.save_slots)
             .filter_map(|slot| self.ring.get(slot).ok())

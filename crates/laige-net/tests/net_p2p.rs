@@ -342,6 +342,10 @@ fn p2p_desync_is_detected_late_in_a_faulty_session() {
         match r.end.as_ref().expect("ended") {
             NetEnd::Desync { tick, report } => {
                 assert_eq!(*tick, compared_tick(602), "{report}");
+                // Found late or not, the tick's snapshot is dumped (from
+                // its save slot or its held copy).
+                let dump = r.desync_dump.as_ref().map(|d| d.0);
+                assert_eq!(dump, Some(*tick), "{report}");
                 desyncs += 1;
             }
             // The first peer to see it ends; its own checksum packet may
