@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // The browser half of the WebRTC sessions (a step of `cargo xtask web
 // --test`, through xtask/src/web.rs):
-// `node webrtc-test.mjs SITE_DIR SIGNALING_BIN NATIVE_DEMO`.
+// `node webrtc-test.mjs SITE_DIR SIGNALING_BIN NATIVE_DEMO XTASK`.
 //
 // Real WebRTC over loopback: a matchbox signaling server (SIGNALING_BIN,
 // laige-testkit's `laige-signaling`, one per session: its full mesh
 // introduces every peer to every other one), the demo's page in headless
 // Chromium joining it (`?signal=ws://…&players=2`) and the native demo
-// (NATIVE_DEMO `--net webrtc`, built with its `webrtc` feature). Chromium
+// (NATIVE_DEMO `--net webrtc`, built with its `webrtc` feature); XTASK
+// is the xtask binary (its `desync-diff`). Chromium
 // hides host candidates behind mDNS names unless told not to, and this
 // machine has no mDNS: the launch turns that off. One Chromium holds every
 // page; at most two pages play at once.
@@ -23,9 +24,13 @@
 //       both ✓ — the refusal is laige-demo's unit test);
 //   (c) a page that closes mid-session ends the native peer with exit
 //       code 10 (the peer named as disconnected) within DISCONNECT_MS;
-//   (d) a native peer built to diverge (LAIGE_DEMO_PERTURB_TICK) is caught:
-//       the native peer ends with exit code 11 and the page's end names
-//       the desync;
+//   (d) a native peer built to diverge (LAIGE_DEMO_PERTURB_TICK) is caught
+//       and reported to the field: the native peer ends with exit code 11
+//       and writes its desynced tick's dump (`--dump-dir`), the page's end
+//       names the desync and the page hands over its dump of the same tick
+//       (`laige_desync_dump()`), and `xtask desync-diff` over the two names
+//       the nudged value: `demo.velocity`'s field `0.y`, with the two
+//       sides' values;
 //   (e) a page and a native peer whose datagrams both go through
 //       laige-net's fault wrapper (the page's `fault_latency_ms=30&
 //       fault_jitter_ms=15&fault_loss_per_mille=50`, the native
@@ -37,17 +42,17 @@
 //       NO_SIGNAL_MS, never waiting for the room's timeout.
 // It prints each session's line (ticks, rollbacks, rtt, confirmed
 // hashes, the end) and the step's wall time.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { launchChromium, serveDir, watchErrors } from "./chromium.mjs";
 
-const [site, signalingBin, nativeDemo] = process.argv.slice(2);
-if (!site || !signalingBin || !nativeDemo) {
-  console.error("usage: webrtc-test.mjs SITE_DIR SIGNALING_BIN NATIVE_DEMO");
+const [site, signalingBin, nativeDemo, xtaskBin] = process.argv.slice(2);
+if (!site || !signalingBin || !nativeDemo || !xtaskBin) {
+  console.error("usage: webrtc-test.mjs SITE_DIR SIGNALING_BIN NATIVE_DEMO XTASK");
   process.exit(2);
 }
 // Ticks each peer plays and the confirmed ticks compared (the last ones
@@ -96,11 +101,12 @@ function signaling() {
 }
 
 // A native peer: `{ done: Promise<{code, out}>, hashesFile }`.
-function native(signal, name, { ticks = TICKS, env = {}, config, faults } = {}) {
+function native(signal, name, { ticks = TICKS, env = {}, config, faults, dumpDir } = {}) {
   const hashesFile = join(scratch, `${name}.txt`);
   const args = ["--entities", String(ENTITIES), "--ticks", String(ticks), "--quiet",
     "--net-hashes", hashesFile, "--net", "webrtc", "--signal", `${signal}/laige`, "--players", "2"];
   if (config) args.unshift("--config", config);
+  if (dumpDir) args.push("--dump-dir", dumpDir);
   if (faults) {
     args.push("--fault-latency-ms", String(faults.latency), "--fault-jitter-ms", String(faults.jitter),
       "--fault-loss-per-mille", String(faults.lossPerMille));
@@ -299,23 +305,48 @@ async function pageCloses() {
   }
 }
 
-// (d) a divergent native build: caught as a desync on both sides.
+// (d) a divergent native build: caught as a desync on both sides, and
+// `desync-diff` over the two sides' dumps names the nudged field.
 async function divergentNative() {
   const what = "divergent native";
   const sig = await signaling();
   try {
+    const dumpDir = join(scratch, "native-dumps");
     const n = native(sig.url, "native-perturbed", {
       env: { LAIGE_DEMO_PERTURB_TICK: String(PERTURB_TICK) },
+      dumpDir,
     });
     // No limit: the page's run ends with the desync.
     const p = await openPage(sig.url, "", `${what} page`);
     const [end, nat] = await Promise.all([pageEnd(p, SESSION_MS), n.done]);
     report(`${what}, page`, end);
     report(`${what}, native`, nat.out);
+    const before = failures.length;
     if (nat.code !== 11 || !/desync/.test(nat.out)) fail(`${what}: native exit ${nat.code} (want 11, a desync): ${nat.out}`);
     if (!end || !/desync at tick/.test(end)) fail(`${what}: the page's end names no desync: ${end}`);
-    if (!failures.length) console.log(`webrtc test: ${what}: caught on both sides`);
+    const pageDump = await p.page.evaluate(() => window.laigeDemo.laige_desync_dump());
     await p.page.context().close();
+    if (failures.length > before) return;
+    let files = [];
+    try {
+      files = readdirSync(dumpDir).filter((f) => /^desync-tick-\d+\.dump$/.test(f));
+    } catch {}
+    if (files.length !== 1) return fail(`${what}: the native peer wrote ${files.length} dumps in ${dumpDir}: ${nat.out}`);
+    if (!pageDump.startsWith("laige-snapshot 1\n")) return fail(`${what}: the page has no dump: ${JSON.stringify(pageDump.slice(0, 80))}`);
+    const pageFile = join(scratch, "page-desync.dump");
+    writeFileSync(pageFile, pageDump);
+    const diff = spawnSync(xtaskBin, ["desync-diff", pageFile, join(dumpDir, files[0])], { encoding: "utf8" });
+    const lines = diff.stdout.split("\n").filter(Boolean);
+    for (const l of lines.slice(0, 6)) console.log(`webrtc test: ${what}: desync-diff: ${l}`);
+    // The nudge (demo/perturb): the y velocity of one sprite, Velocity(Vec2)'s
+    // tuple field 0, its y; both sides' values printed and not equal.
+    const field = lines.find((l) => l.startsWith("component demo.velocity, entity ") && l.includes(", field 0.y: hash "));
+    const values = field?.match(/\(values (\S+) vs (\S+)\)$/);
+    if (diff.status === 0 || !values || values[1] === values[2]) {
+      fail(`${what}: desync-diff (exit ${diff.status}) does not name demo.velocity's field 0.y with two values: ${diff.stdout}${diff.stderr}`);
+    } else {
+      console.log(`webrtc test: ${what}: caught on both sides; desync-diff over the page's and the native dump names ${field}`);
+    }
   } finally {
     sig.stop();
   }

@@ -119,8 +119,10 @@ pub struct Args {
     pub seek: Vec<u64>,
     /// With --seek: write the state reached by each seek to
     /// DIR/tick-N.dump (every component value and field, with its hash and
-    /// value: what `cargo xtask replay-diff` compares).
-    #[arg(long, value_name = "DIR", requires = "seek")]
+    /// value: what `cargo xtask replay-diff` compares). With --net: on a
+    /// desync, write the desynced tick's state to DIR/desync-tick-N.dump
+    /// (what `cargo xtask desync-diff` compares with the other peer's).
+    #[arg(long, value_name = "DIR")]
     pub dump_dir: Option<PathBuf>,
     /// Headless: play the input log FILE (what the demo's page exports:
     /// every event at its recorded tick and time) instead of the scripted
@@ -315,6 +317,10 @@ impl Args {
             _ if self.input_log.is_some() && self.replay.is_some() && !self.window => {
                 bad("--input-log with --replay scripts the replay viewer: add --window")
             }
+            _ if self.dump_dir.is_some() && self.seek.is_empty() && self.net.is_none() => bad(
+                "--dump-dir writes the states --seek reaches, or a network session's \
+                 desynced tick: add --seek or --net",
+            ),
             _ if self.replay.is_some() && self.window && !self.seek.is_empty() => {
                 bad("--seek is the headless replay's; in the viewer, seek with the timeline")
             }
@@ -426,6 +432,17 @@ mod tests {
         assert!(parse(&["--replay", "a", "--record", "b"]).is_err());
         assert!(parse(&["--record"]).is_err());
         assert!(parse(&["--seek", "5"]).is_err());
+        assert!(error(&["--dump-dir", "d"]).contains("add --seek or --net"));
+        let a = parse(&[
+            "--net",
+            "webrtc",
+            "--signal",
+            "ws://h:1/r",
+            "--dump-dir",
+            "d",
+        ])
+        .unwrap();
+        assert_eq!(a.dump_dir, Some(PathBuf::from("d")));
         let a = parse(&["--replay", "a", "--seek", "5", "--seek", "2"]).unwrap();
         assert_eq!(a.seek, [5, 2]);
         let a = parse(&["--record", "run.lrp", "--unpaced"]).unwrap();

@@ -278,6 +278,17 @@ fn run_net(args: &Args, config: &EngineConfig, entities: u32) -> laige_engine::R
             return Ok(EXIT_SETUP_FAILED);
         }
     }
+    if let (Some(dir), Some((tick, dump))) = (
+        &args.dump_dir,
+        report.net.as_ref().and_then(|n| n.desync_dump.as_ref()),
+    ) {
+        let path = dir.join(format!("desync-tick-{tick}.dump"));
+        match std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, dump)) {
+            Ok(()) => println!("laige-demo: desynced tick dumped to {}", path.display()),
+            // The run's own end (the desync's code) stays the exit code.
+            Err(e) => eprintln!("laige-demo: writing {}: {e}", path.display()),
+        }
+    }
     print_report(args, report)
 }
 

@@ -665,7 +665,13 @@ impl<C: MonotonicClock> Session<C> {
         let mut reason = self.exit.take().unwrap_or(ended_by);
         #[cfg(feature = "net")]
         let net = self.net.take().map(|mut net| {
-            if net.report().end.is_none() {
+            // A run that ended by its limit lets the peers reach theirs; a
+            // desync lets them receive this peer's last checksum report
+            // before the socket closes (a WebRTC socket's sends go out on
+            // its own loop): without it a peer that had not compared yet
+            // would see this one vanish instead of the desync.
+            let end = net.report().end;
+            if end.is_none_or(|(code, _)| code == laige_net::EXIT_DESYNC) {
                 net.linger(NET_LINGER);
             }
             net.finish();

@@ -10,14 +10,15 @@ use laige_sim::snapshot::WorldSnapshot;
 use crate::events;
 use crate::outcome::NetEnd;
 
-/// The end of a P2P session whose checksums differ at `tick`. The report
-/// states both full checksums (state hash and per-type part), the
-/// component types whose per-type buckets differ (named from `names`, any
-/// snapshot of the session's ring: every snapshot has the same type
-/// lines), and which part differed, with what that means. The tick's own
-/// snapshot `snap`, if the ring still holds it, is dumped to
-/// `{dump_prefix}-tick{N}.txt` (only the differing types' lines, broken
-/// down to the field) when a prefix is set.
+/// The end of a P2P session whose checksums differ at `tick`, and the
+/// tick's dump. The report states both full checksums (state hash and
+/// per-type part), the component types whose per-type buckets differ
+/// (named from `names`, any snapshot of the session's ring: every snapshot
+/// has the same type lines), and which part differed, with what that
+/// means. The tick's own snapshot `snap`, if the ring still holds it, is
+/// dumped ([`WorldSnapshot::dump_fields`]: every value, the differing
+/// types' broken down to the field) into the returned text, and written
+/// to `{dump_prefix}-tick{N}.txt` when a prefix is set.
 #[cold]
 pub(crate) fn report<A>(
     names: Option<&WorldSnapshot>,
@@ -26,17 +27,23 @@ pub(crate) fn report<A>(
     (local, remote): (u128, u128),
     addr: &dyn Display,
     dump_prefix: Option<&str>,
-) -> NetEnd<A> {
+) -> (NetEnd<A>, Option<String>) {
     let differing = names.map(|s| differing_lines(s, local, remote));
     let mut report = describe(tick, (local, remote), addr, differing.as_deref());
-    if let (Some(prefix), Some(s)) = (dump_prefix, snap) {
-        let path = format!("{prefix}-tick{tick}.txt");
+    let dump = snap.map(|s| {
         let lines = differing_lines(s, local, remote);
-        let dump = s.dump_fields(|name, _| lines.contains(&name));
-        match std::fs::write(&path, dump) {
-            Ok(()) => report.push_str(&format!("; snapshot dumped to {path}")),
-            Err(e) => report.push_str(&format!("; dump to {path} failed: {e}")),
+        s.dump_fields(|name, _| lines.contains(&name))
+    });
+    match (dump_prefix, &dump) {
+        (Some(prefix), Some(dump)) => {
+            let path = format!("{prefix}-tick{tick}.txt");
+            match std::fs::write(&path, dump) {
+                Ok(()) => report.push_str(&format!("; snapshot dumped to {path}")),
+                Err(e) => report.push_str(&format!("; dump to {path} failed: {e}")),
+            }
         }
+        (_, None) => report.push_str("; no snapshot of the tick left to dump"),
+        (None, Some(_)) => {}
     }
     let components = differing.map_or_else(|| "unknown".to_owned(), |d| d.join(", "));
     event!(
@@ -48,7 +55,7 @@ pub(crate) fn report<A>(
         local = %format_args!("{local:#034x}"),
         remote = %format_args!("{remote:#034x}")
     );
-    NetEnd::Desync { tick, report }
+    (NetEnd::Desync { tick, report }, dump)
 }
 
 /// The state hash (low 64 bits) and the per-type part (high 64 bits) of a

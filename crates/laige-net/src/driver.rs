@@ -23,7 +23,8 @@ pub trait TickDriver {
     /// As [`NetDriver::advance`].
     fn advance(&mut self, world: &mut World, schedule: &SystemSchedule) -> Result<Advance>;
 
-    /// The counters, the end (if any) and the confirmed hashes.
+    /// The counters, the end (if any), the confirmed hashes and a
+    /// desync's dump.
     fn report(&self) -> NetReport;
 
     /// Keeps answering the peers for up to `time` without simulating (see
@@ -45,6 +46,7 @@ impl<I: PlayerInput, A: PeerAddr> TickDriver for NetDriver<I, A> {
             stats: self.stats(),
             end: self.end().map(|e| (e.exit_code(), e.to_string())),
             confirmed: self.confirmed_hashes().to_vec(),
+            desync_dump: self.desync_dump().map(|(tick, d)| (tick, d.to_owned())),
         }
     }
 
@@ -67,6 +69,9 @@ pub struct NetReport {
     /// The confirmed `(tick, state hash)` pairs (up to
     /// `NetConfig::confirmed_log`).
     pub confirmed: Vec<(u64, u64)>,
+    /// After a P2P desync: the tick and its snapshot's dump
+    /// ([`NetDriver::desync_dump`]).
+    pub desync_dump: Option<(u64, String)>,
 }
 
 impl fmt::Display for NetReport {

@@ -129,6 +129,12 @@ impl<I: PlayerInput, A: PeerAddr> NetSession<I, A> {
         self.driver.dump_desyncs_to(prefix);
     }
 
+    /// After a P2P desync, the tick and its dump ([`NetDriver::desync_dump`]).
+    #[must_use]
+    pub fn desync_dump(&self) -> Option<(u64, &str)> {
+        self.driver.desync_dump()
+    }
+
     /// Records the session from its start ([`NetDriver::record_to`]).
     ///
     /// # Errors

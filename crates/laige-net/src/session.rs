@@ -27,6 +27,14 @@ use crate::transport::PeerAddr;
 
 mod epoch;
 mod start;
+
+/// The compared ticks (multiples of [`DESYNC_INTERVAL`]) whose last save a
+/// P2P session keeps a copy of, after its save slots: a desync found after
+/// the save slots moved past its tick (a slow peer, a late checksum report:
+/// up to `HELD_COMPARED * DESYNC_INTERVAL` ticks) still has the tick's
+/// snapshot to dump. One copy per compared tick's save (the state hash is
+/// the save's, not computed again).
+const HELD_COMPARED: usize = 4;
 mod wire;
 
 pub use epoch::{EpochChange, EpochSocket, SocketFactory};
@@ -116,6 +124,9 @@ pub struct NetDriver<I: PlayerInput, A: PeerAddr = SocketAddr> {
     next_confirmed: u64,
     mismatch: Option<String>,
     dump_prefix: Option<String>,
+    /// The desynced tick and its snapshot's dump, kept from a P2P desync
+    /// (filled only then: nothing is built while the peers agree).
+    desync_dump: Option<(u64, String)>,
     /// The room's seats as this peer sees them (`NetConfig::players` of
     /// them; a P2P session's players are the seats not empty).
     roster: Vec<Seat<A>>,
@@ -211,9 +222,21 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
 
     /// On a P2P desync, write the desynced tick's snapshot
     /// ([`WorldSnapshot::dump`]) to `{prefix}-tick{N}.txt`, for
-    /// `cargo xtask desync-diff` against the other peer's file.
+    /// `cargo xtask desync-diff` against the other peer's file. Without a
+    /// prefix the dump is kept in memory only ([`desync_dump`](Self::desync_dump)).
     pub fn dump_desyncs_to(&mut self, prefix: impl Into<String>) {
         self.dump_prefix = Some(prefix.into());
+    }
+
+    /// After a P2P desync: the desynced tick and its snapshot's dump (the
+    /// text [`dump_desyncs_to`](Self::dump_desyncs_to) writes and
+    /// `cargo xtask desync-diff` compares: every component value, the
+    /// differing types' down to the field), so that a peer with no files
+    /// (a browser page) can hand it on. `None` before a desync, for other
+    /// ends, and when the session's snapshot ring no longer held the tick.
+    #[must_use]
+    pub fn desync_dump(&self) -> Option<(u64, &str)> {
+        self.desync_dump.as_ref().map(|(t, d)| (*t, d.as_str()))
     }
 
     /// The counters (with the sockets' integrity counters, summed over
@@ -433,6 +456,11 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
                 } else {
                     self.save(slot, world, compared || self.keeps_hashes())?
                 };
+                if let (false, true, Some(hash)) = (sync_test, compared, hash) {
+                    self.ring
+                        .save_with_hash(self.held_slot(tick), world, hash)
+                        .map_err(NetEnd::SystemFailed)?;
+                }
                 let checksum = match (compared, hash, self.ring.get(slot)) {
                     (true, Some(hash), Ok(snap)) => Some(checksum(hash, snap)),
                     _ => None,
@@ -584,27 +612,39 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
         }
     }
 
-    /// A P2P desync at `tick` (see [`desync::report`]).
+    /// The ring slot holding the copy of compared tick `tick`'s last save
+    /// (see [`HELD_COMPARED`]).
+    fn held_slot(&self, tick: u64) -> usize {
+        let nth = usize::try_from(tick / u64::from(DESYNC_INTERVAL)).unwrap_or(0);
+        self.save_slots + 1 + nth % HELD_COMPARED
+    }
+
+    /// A P2P desync at `tick` (see [`desync::report`]): the tick's snapshot
+    /// from its save slot, or its held copy once the save slots moved on.
     #[cold]
     fn p2p_desync(&mut self, tick: u64, local: u128, remote: u128, addr: A) -> NetEnd<A> {
         let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
+        let of_tick = |s: &&WorldSnapshot| s.is_filled() && s.tick() == tick;
         let snap = self
             .ring
             .get(slot)
             .ok()
-            .filter(|s| s.is_filled() && s.tick() == tick);
+            .filter(of_tick)
+            .or_else(|| self.ring.get(self.held_slot(tick)).ok().filter(of_tick));
         // The type lines' names are the same in every snapshot of the ring.
         let names = (0..self.save_slots)
             .filter_map(|slot| self.ring.get(slot).ok())
             .find(|s| s.is_filled());
-        desync::report(
+        let (end, dump) = desync::report(
             names,
             snap,
             tick,
             (local, remote),
             &addr,
             self.dump_prefix.as_deref(),
-        )
+        );
+        self.desync_dump = dump.map(|d| (tick, d));
+        end
     }
 
     fn desync(&mut self, tick: u64, report: String) -> Advance {

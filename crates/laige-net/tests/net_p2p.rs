@@ -42,6 +42,8 @@ struct PeerResult {
     stats: NetStats,
     confirmed: Vec<(u64, u64)>,
     end: Option<NetEnd>,
+    /// The session's in-memory dump of a desynced tick.
+    desync_dump: Option<(u64, String)>,
     /// With `Plan::effects`: what presentation saw, and the bumps the
     /// final world's timeline emitted.
     bumps: Option<(BumpLog, u64)>,
@@ -138,6 +140,7 @@ fn peer(me: usize, ports: [u16; 2], plan: &Plan, done: &AtomicU32) -> PeerResult
     PeerResult {
         stats: session.stats(),
         confirmed: session.confirmed_hashes().to_vec(),
+        desync_dump: session.desync_dump().map(|(t, d)| (t, d.to_owned())),
         end: session.into_end(),
         bumps,
     }
@@ -307,6 +310,8 @@ fn a_p2p_desync_ends_both_peers_naming_the_component_and_dumps_the_tick() {
             text.starts_with(&format!("laige-snapshot 1\ntick {expected}\n")),
             "{text}"
         );
+        // The same text in memory, for a peer that writes no file.
+        assert_eq!(r.desync_dump.as_ref(), Some(&(expected, text)));
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -337,6 +342,10 @@ fn p2p_desync_is_detected_late_in_a_faulty_session() {
         match r.end.as_ref().expect("ended") {
             NetEnd::Desync { tick, report } => {
                 assert_eq!(*tick, compared_tick(602), "{report}");
+                // Found late or not, the tick's snapshot is dumped (from
+                // its save slot or its held copy).
+                let dump = r.desync_dump.as_ref().map(|d| d.0);
+                assert_eq!(dump, Some(*tick), "{report}");
                 desyncs += 1;
             }
             // The first peer to see it ends; its own checksum packet may

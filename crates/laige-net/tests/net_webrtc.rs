@@ -1,11 +1,13 @@
 //! Sessions over real WebRTC on loopback (feature `webrtc`): a matchbox
 //! signaling server in this process (one per test: a full-mesh server is
-//! one room), two peers on two threads, each with its own
+//! one room), each peer on a thread of its own with its own
 //! `WebRtcTransport`, `SealedSocket` and `NetSession`. Two peers play
 //! 1,200 ticks with rollback and agree on every confirmed tick, on a clean
-//! link and through 30 ± 15 ms latency and 5 % loss; a peer that leaves
-//! is a disconnect naming its peer id; a signaling server that is not
-//! there, or a room that does not fill, is a clear error, not a hang.
+//! link and through 30 ± 15 ms latency and 5 % loss; three seats agree;
+//! a spectator follows two players and agrees with them; lockstep agrees
+//! without a rollback; a peer that leaves is a disconnect naming its peer
+//! id; a signaling server that is not there, or a room that does not
+//! fill, is a clear error, not a hang.
 //! The runs print their rollbacks, agreement and connect times (WebRTC
 //! beside UDP).
 
@@ -31,16 +33,28 @@ use support::{Steer, free_port, game, player_seats, script_input};
 
 const RATE_HZ: usize = 120;
 const TICKS: u64 = 1200;
+/// The ticks of the seat and role tests (three seats, a spectator,
+/// lockstep): 5 s each at 120 Hz, run side by side.
+const SHORT_TICKS: u64 = 600;
 
 fn config() -> NetConfig {
+    config_for(2, 8)
+}
+
+/// `players` seats; `max_prediction` 0 is lockstep.
+fn config_for(players: usize, max_prediction: usize) -> NetConfig {
     NetConfig {
-        players: 2,
-        max_prediction: 8,
-        input_delay: 1,
+        players,
+        max_prediction,
+        input_delay: if max_prediction == 0 { 2 } else { 1 },
         tick_rate_hz: RATE_HZ,
         confirmed_log: 4096,
         ..NetConfig::default()
     }
+}
+
+fn key() -> SessionKey {
+    SessionKey::from_secret(b"net_webrtc")
 }
 
 fn faults(seed: u64) -> Faults {
@@ -63,28 +77,28 @@ struct Run<A> {
     elapsed: Duration,
 }
 
-/// Plays the seat that is local in `seats` over `socket` until it and the
-/// other peer confirmed `until` ticks (`done` counts the peers there), it
-/// ends, or its world reaches `vanish_at` (then it drops the session).
+/// Plays `session` (player `me` scripts its input; `None`: a spectator)
+/// until it and the room's other `peers - 1` peers confirmed `until`
+/// ticks (`done` counts the peers there), it ends, or its world reaches
+/// `vanish_at` (then it drops the session).
 fn play<A: PeerAddr>(
-    seats: &[Seat<A>],
-    socket: SealedSocket<impl Transport<Addr = A> + 'static>,
+    mut session: NetSession<Steer, A>,
+    me: Option<u8>,
     until: u64,
     vanish_at: Option<u64>,
-    done: &AtomicU32,
+    (done, peers): (&AtomicU32, u32),
 ) -> Run<A> {
-    let me = seats.iter().position(|s| *s == Seat::Local).unwrap();
     let started = Instant::now();
-    let mut session =
-        NetSession::<Steer, A>::p2p(game::<Fpx16_16>(64, 2), config(), seats, socket).unwrap();
     let mut pacer = TickPacer::new(u32::try_from(RATE_HZ).unwrap(), 4);
     let deadline = started + Duration::from_secs(90);
     let (mut reached, mut first_tick) = (false, None);
     loop {
-        assert!(Instant::now() < deadline, "seat {me} stuck: {session:?}");
+        assert!(Instant::now() < deadline, "peer {me:?} stuck: {session:?}");
         for _ in 0..pacer.due() {
             let tick = session.world().tick();
-            script_input(session.world_mut(), u8::try_from(me).unwrap(), tick);
+            if let Some(me) = me {
+                script_input(session.world_mut(), me, tick);
+            }
             let advanced = session.advance().unwrap();
             if advanced == Advance::Ticked && first_tick.is_none() {
                 first_tick = Some(started.elapsed());
@@ -101,7 +115,7 @@ fn play<A: PeerAddr>(
             reached = true;
             done.fetch_add(1, Ordering::SeqCst);
         }
-        if reached && done.load(Ordering::SeqCst) == 2 {
+        if reached && done.load(Ordering::SeqCst) == peers {
             break;
         }
         std::thread::sleep(pacer.until_next().min(Duration::from_millis(2)));
@@ -109,7 +123,7 @@ fn play<A: PeerAddr>(
     if !reached {
         done.fetch_add(1, Ordering::SeqCst);
     }
-    // Let the other peer receive the last inputs before the socket closes.
+    // Let the other peers receive the last inputs before the socket closes.
     if vanish_at.is_none() {
         session.linger(Duration::from_millis(300));
     }
@@ -120,6 +134,56 @@ fn play<A: PeerAddr>(
         to_first_tick: first_tick.unwrap_or_default(),
         elapsed: started.elapsed(),
     }
+}
+
+/// A P2P player of `seats` over `socket`: its seat and session.
+fn player<A: PeerAddr>(
+    seats: &[Seat<A>],
+    socket: SealedSocket<impl Transport<Addr = A> + 'static>,
+    config: NetConfig,
+) -> (u8, NetSession<Steer, A>) {
+    let me = seats.iter().position(|s| *s == Seat::Local).unwrap();
+    let players = u8::try_from(config.players).unwrap();
+    let session =
+        NetSession::<Steer, A>::p2p(game::<Fpx16_16>(64, players), config, seats, socket).unwrap();
+    (u8::try_from(me).unwrap(), session)
+}
+
+/// `n` peers in a fresh room, each on a thread of its own: `peer` gets
+/// its transport once the room is full and the time that took.
+fn in_room<R: Send + 'static>(
+    n: usize,
+    peer: impl Fn(usize, WebRtcTransport, Duration) -> R + Send + Sync + 'static,
+) -> Vec<R> {
+    let url = format!(
+        "ws://127.0.0.1:{}/laige-test",
+        laige_testkit::signaling::start()
+    );
+    let peer = Arc::new(peer);
+    let threads: Vec<_> = (0..n)
+        .map(|i| {
+            let (url, peer) = (url.clone(), peer.clone());
+            std::thread::spawn(move || {
+                let opened = Instant::now();
+                let transport = WebRtcTransport::connect(&WebRtcRoom::new(url, n)).unwrap();
+                peer(i, transport, opened.elapsed())
+            })
+        })
+        .collect();
+    threads.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+/// The room's peer ids in seat order (every peer derives the same).
+fn ids_of(transport: &WebRtcTransport) -> Vec<PeerId> {
+    let own = transport.id().unwrap();
+    transport
+        .seats()
+        .iter()
+        .map(|s| match s {
+            Seat::Remote(id) => *id,
+            _ => own,
+        })
+        .collect()
 }
 
 /// One WebRTC peer's run and what its room took.
@@ -133,39 +197,35 @@ struct WebRtcRun {
 /// Two WebRTC peers in a fresh room; peer 1 drops its session at
 /// `vanish_at`.
 fn webrtc_pair(faulty: bool, vanish_at: Option<u64>) -> [WebRtcRun; 2] {
-    let url = format!(
-        "ws://127.0.0.1:{}/laige-test",
-        laige_testkit::signaling::start()
-    );
-    let done = Arc::new(AtomicU32::new(0));
-    let peers: Vec<_> = (0..2_u64)
-        .map(|n| {
-            let (url, done) = (url.clone(), done.clone());
-            std::thread::spawn(move || {
-                let opened = Instant::now();
-                let transport = WebRtcTransport::connect(&WebRtcRoom::new(url, 2)).unwrap();
-                let connect = opened.elapsed();
-                let id = transport.id().unwrap();
-                let seats = transport.seats();
-                let socket = SealedSocket::new(transport, SessionKey::from_secret(b"net_webrtc"))
-                    .with_faults(if faulty {
-                        faults(0x3eb + n)
-                    } else {
-                        Faults::default()
-                    })
-                    .unwrap();
-                let run = play(&seats, socket, TICKS, vanish_at.filter(|_| n == 1), &done);
-                WebRtcRun { run, id, connect }
+    let done = AtomicU32::new(0);
+    let runs = in_room(2, move |n, transport, connect| {
+        let id = transport.id().unwrap();
+        let seats = transport.seats();
+        let socket = SealedSocket::new(transport, key())
+            .with_faults(if faulty {
+                faults(0x3eb + n as u64)
+            } else {
+                Faults::default()
             })
-        })
-        .collect();
-    let mut runs = peers.into_iter().map(|h| h.join().unwrap());
+            .unwrap();
+        let (me, session) = player(&seats, socket, config());
+        let vanish = vanish_at.filter(|_| n == 1);
+        let run = play(session, Some(me), TICKS, vanish, (&done, 2));
+        WebRtcRun { run, id, connect }
+    });
+    let mut runs = runs.into_iter();
     [runs.next().unwrap(), runs.next().unwrap()]
 }
 
 /// Every tick in `1..=until` is confirmed on both with equal hashes;
 /// returns how many ticks were compared.
 fn assert_agree<A: PeerAddr>(a: &Run<A>, b: &Run<A>, until: u64) -> u64 {
+    assert_agree_from(a, b, 1, until)
+}
+
+/// Every tick in `from..=until` is confirmed on both with equal hashes;
+/// returns how many ticks were compared.
+fn assert_agree_from<A: PeerAddr>(a: &Run<A>, b: &Run<A>, from: u64, until: u64) -> u64 {
     assert!(
         a.end.is_none() && b.end.is_none(),
         "{:?} {:?}",
@@ -173,7 +233,7 @@ fn assert_agree<A: PeerAddr>(a: &Run<A>, b: &Run<A>, until: u64) -> u64 {
         b.end
     );
     let find = |log: &[(u64, u64)], t: u64| log.iter().find(|(tick, _)| *tick == t).map(|p| p.1);
-    for t in 1..=until {
+    for t in from..=until {
         let (ha, hb) = (find(&a.confirmed, t), find(&b.confirmed, t));
         assert!(
             ha.is_some() && hb.is_some(),
@@ -181,7 +241,7 @@ fn assert_agree<A: PeerAddr>(a: &Run<A>, b: &Run<A>, until: u64) -> u64 {
         );
         assert_eq!(ha, hb, "tick {t}");
     }
-    until
+    until + 1 - from
 }
 
 fn report(link: &str, runs: &[WebRtcRun; 2], agreed: u64) {
@@ -285,7 +345,8 @@ fn udp_reference_for_the_connect_time() {
             let done = done.clone();
             std::thread::spawn(move || {
                 let socket = UdpNonBlockingSocket::bind_to_port(ports[me]).unwrap();
-                play(&player_seats(me, ports), socket, TICKS, None, &done)
+                let (me, session) = player(&player_seats(me, ports), socket, config());
+                play(session, Some(me), TICKS, None, (&done, 2))
             })
         })
         .collect();
@@ -298,6 +359,101 @@ fn udp_reference_for_the_connect_time() {
             r.to_first_tick.as_millis(),
             r.stats.rollbacks,
             r.stats.rtt_ms
+        );
+    }
+}
+
+#[test]
+fn three_webrtc_seats_agree_on_every_confirmed_tick() {
+    let done = AtomicU32::new(0);
+    let runs = in_room(3, move |_, transport, _| {
+        let seats = transport.seats();
+        let (me, session) = player(
+            &seats,
+            SealedSocket::new(transport, key()),
+            config_for(3, 8),
+        );
+        play(session, Some(me), SHORT_TICKS, None, (&done, 3))
+    });
+    assert_agree(&runs[0], &runs[1], SHORT_TICKS);
+    let agreed = assert_agree(&runs[0], &runs[2], SHORT_TICKS);
+    for (n, r) in runs.iter().enumerate() {
+        println!(
+            "webrtc three seats, peer {n}: {} ticks, {} rollbacks, rtt {} ms; {agreed} confirmed \
+             ticks agree",
+            r.stats.ticks, r.stats.rollbacks, r.stats.rtt_ms
+        );
+    }
+}
+
+#[test]
+fn a_webrtc_spectator_simulates_the_confirmed_ticks_the_players_agree_on() {
+    // The room's third peer id (in seat order) watches the first, the
+    // host, who serves it; the first two play.
+    let done = AtomicU32::new(0);
+    let runs = in_room(3, move |_, transport, _| {
+        let ids = ids_of(&transport);
+        let own = transport.id().unwrap();
+        let socket = SealedSocket::new(transport, key());
+        let config = config_for(2, 8);
+        if own == ids[2] {
+            let world = game::<Fpx16_16>(64, 2);
+            let session = NetSession::<Steer, PeerId>::spectator(world, config, ids[0], socket);
+            return (
+                true,
+                play(session.unwrap(), None, SHORT_TICKS, None, (&done, 3)),
+            );
+        }
+        let mut seats: Vec<Seat<PeerId>> = ids[..2]
+            .iter()
+            .map(|&id| {
+                if id == own {
+                    Seat::Local
+                } else {
+                    Seat::Remote(id)
+                }
+            })
+            .collect();
+        if own == ids[0] {
+            seats.push(Seat::Spectator(ids[2]));
+        }
+        let (me, session) = player(&seats, socket, config);
+        (
+            false,
+            play(session, Some(me), SHORT_TICKS, None, (&done, 3)),
+        )
+    });
+    let spectator = &runs.iter().find(|r| r.0).unwrap().1;
+    let players: Vec<_> = runs.iter().filter(|r| !r.0).map(|r| &r.1).collect();
+    assert_eq!(players.len(), 2);
+    assert_agree(players[0], players[1], SHORT_TICKS);
+    // A spectator's log starts at its first simulated tick.
+    let agreed = assert_agree_from(spectator, players[0], 2, SHORT_TICKS);
+    println!(
+        "webrtc spectator: {} ticks simulated, {agreed} confirmed ticks agree with both players",
+        spectator.stats.ticks
+    );
+}
+
+#[test]
+fn webrtc_lockstep_peers_agree_without_a_rollback() {
+    let done = AtomicU32::new(0);
+    let runs = in_room(2, move |_, transport, _| {
+        let seats = transport.seats();
+        let (me, session) = player(
+            &seats,
+            SealedSocket::new(transport, key()),
+            config_for(2, 0),
+        );
+        play(session, Some(me), SHORT_TICKS, None, (&done, 2))
+    });
+    let agreed = assert_agree(&runs[0], &runs[1], SHORT_TICKS);
+    for (n, r) in runs.iter().enumerate() {
+        assert_eq!(r.stats.rollbacks, 0, "peer {n}: lockstep never rolls back");
+        println!(
+            "webrtc lockstep, peer {n}: {} ticks ({} waited), 0 rollbacks; {agreed} confirmed \
+             ticks agree",
+            r.stats.ticks, r.stats.waited
         );
     }
 }

@@ -29,7 +29,8 @@
 //! recorded state hash at a tick), `laige_status` (frames, ticks, presented
 //! frames, drops, first-present time, the end), `laige_input_log` (every
 //! tick's delivered input), `laige_net_hashes` (a session's confirmed
-//! hashes, as `--net-hashes` writes them) — `window.laigeSeat` (this
+//! hashes, as `--net-hashes` writes them), `laige_desync_dump` (a session's
+//! desynced tick, as `--dump-dir` writes it) — `window.laigeSeat` (this
 //! player's seat, once the room is full) and `window.laigePanic`, set with the message
 //! of a Rust panic before the module traps (the message also goes to
 //! `console.error`), and `window.laigeEnd`, the report's line when the run

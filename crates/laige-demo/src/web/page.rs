@@ -45,6 +45,9 @@ struct Status {
     /// A session's confirmed `(tick, state hash)` pairs as `laige-demo
     /// --net-hashes` writes them (`TICK HASH` lines), once the run ended.
     net_hashes: String,
+    /// A session's desynced tick's dump, as `laige-demo --dump-dir`
+    /// writes it, once the run ended in a desync.
+    desync_dump: String,
 }
 
 thread_local! {
@@ -139,7 +142,11 @@ fn ended(outcome: laige_engine::Result<RunReport>) {
                 for (tick, hash) in &net.confirmed {
                     let _ = writeln!(text, "{tick} {hash:016x}");
                 }
-                STATUS.with_borrow_mut(|s| s.net_hashes = text);
+                let dump = net.desync_dump.as_ref().map(|(_, d)| d.clone());
+                STATUS.with_borrow_mut(|s| {
+                    s.net_hashes = text;
+                    s.desync_dump = dump.unwrap_or_default();
+                });
             }
             if let Some(recorded) = report.recording.take() {
                 let _ = write!(line, "; {recorded}");
@@ -515,6 +522,15 @@ pub fn laige_bench_ticks(backend: &str, entities: u32, ticks: u32) -> String {
 #[must_use]
 pub fn laige_net_hashes() -> String {
     STATUS.with_borrow(|s| s.net_hashes.clone())
+}
+
+/// A session's desynced tick's snapshot dump once its run ended in a
+/// desync (what `laige-demo --dump-dir DIR` writes natively and `cargo
+/// xtask desync-diff` compares with the other peer's); empty otherwise.
+#[wasm_bindgen]
+#[must_use]
+pub fn laige_desync_dump() -> String {
+    STATUS.with_borrow(|s| s.desync_dump.clone())
 }
 
 /// The input every tick delivered so far (`laige_demo::input_log`'s text:

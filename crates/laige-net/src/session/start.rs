@@ -9,7 +9,7 @@ use laige_sim::World;
 use laige_sim::input::InputQueue;
 use laige_sim::snapshot::SnapshotRing;
 
-use super::{GgrsConfig, Kind, NetDriver, ggrs_failed, install_inputs};
+use super::{GgrsConfig, HELD_COMPARED, Kind, NetDriver, ggrs_failed, install_inputs};
 use crate::config::{DESYNC_INTERVAL, NetConfig};
 use crate::events;
 use crate::input::{MAX_PLAYERS, PlayerInput, PlayerInputs};
@@ -54,7 +54,9 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
         let inputs_entity = install_inputs::<I>(world, config.players)?;
         world.check_snapshot_coverage()?;
         let save_slots = config.max_prediction.max(1) + 2;
-        let ring = SnapshotRing::new(world, save_slots + 1)?;
+        // The save slots, a sync test's scratch slot, then the copies of
+        // the last compared ticks a P2P desync report dumps.
+        let ring = SnapshotRing::new(world, save_slots + 1 + HELD_COMPARED)?;
         let local_events = InputQueue::with_capacity(world.input().capacity())?;
         // Effects of ticks a rollback may re-simulate wait for the
         // confirmed tick (after_tick); lockstep and spectators simulate
@@ -87,6 +89,7 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
             next_confirmed: 0,
             mismatch: None,
             dump_prefix: None,
+            desync_dump: None,
             roster: Vec::new(),
             seat_of: (0..config.players).collect(),
             base: 0,
