@@ -42,6 +42,21 @@ pub(crate) struct RowMass<S> {
     pub(crate) ib: S,
 }
 
+/// What a backend keeps per contact point for its velocity updates: the
+/// inverse masses and inertias already multiplied by the rows' directions
+/// and lever arms (Q16.16: one product fewer per update; binary32: unused,
+/// zero, its rows keep their own expressions).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RowArms<S> {
+    /// `n·ma` and `n·mb` (the tangent's are their right perpendiculars).
+    pub(crate) lin_a: Vec2<S>,
+    pub(crate) lin_b: Vec2<S>,
+    /// `ia·(ra × n)`, `ib·(rb × n)`.
+    pub(crate) ang_n: (S, S),
+    /// `ia·(ra × t)`, `ib·(rb × t)`.
+    pub(crate) ang_t: (S, S),
+}
+
 /// The contact rows' arithmetic (see the module docs for each backend's
 /// rule).
 pub(crate) trait RowMath: SimScalar {
@@ -75,14 +90,20 @@ pub(crate) trait RowMath: SimScalar {
     /// A rigid (relaxing) row's impulse: `−m·vn`.
     fn rigid_impulse(m: Self, vn: Self) -> Self;
 
+    /// The point's [`RowArms`] for the normal `n` and the levers `r × n`,
+    /// `r × t` of `[ra × n, rb × n, ra × t, rb × t]`.
+    fn row_arms(m: &RowMass<Self>, n: Vec2<Self>, levers: [Self; 4]) -> RowArms<Self>;
+
     /// Applies the impulse `dir·applied` to the two bodies: A loses
-    /// `dir·applied·ma` and `ia·(ra_dir·applied)`, B gains its share.
+    /// `dir·applied·ma` and `ia·(ra_dir·applied)`, B gains its share
+    /// (`lin`, `ang`: the row's part of the point's [`RowArms`]).
     fn apply_row(
         v: &mut RowVel<Self>,
         m: &RowMass<Self>,
-        dir: Vec2<Self>,
-        applied: Self,
+        impulse: (Vec2<Self>, Self),
         arm_dirs: (Self, Self),
+        lin: (Vec2<Self>, Vec2<Self>),
+        ang: (Self, Self),
     );
 
     /// Warm start of one point: the impulse `n·normal + t·tangent` applied
@@ -93,6 +114,7 @@ pub(crate) trait RowMath: SimScalar {
         axes: (Vec2<Self>, Vec2<Self>),
         impulses: (Self, Self),
         arms: (Vec2<Self>, Vec2<Self>),
+        row_arms: &RowArms<Self>,
     );
 }
 
@@ -137,12 +159,18 @@ impl RowMath for Fp32Pinned {
     }
 
     #[inline(always)]
+    fn row_arms(_: &RowMass<Self>, _: Vec2<Self>, _: [Self; 4]) -> RowArms<Self> {
+        RowArms::default()
+    }
+
+    #[inline(always)]
     fn apply_row(
         v: &mut RowVel<Self>,
         m: &RowMass<Self>,
-        dir: Vec2<Self>,
-        applied: Self,
+        (dir, applied): (Vec2<Self>, Self),
         (ra_dir, rb_dir): (Self, Self),
+        _: (Vec2<Self>, Vec2<Self>),
+        _: (Self, Self),
     ) {
         let pv = dir * applied;
         v.va -= pv * m.ma;
@@ -158,6 +186,7 @@ impl RowMath for Fp32Pinned {
         (n, t): (Vec2<Self>, Vec2<Self>),
         (normal, tangent): (Self, Self),
         (ra, rb): (Vec2<Self>, Vec2<Self>),
+        _: &RowArms<Self>,
     ) {
         let impulse = n * normal + t * tangent;
         v.va -= impulse * m.ma;
@@ -278,39 +307,57 @@ impl RowMath for Fpx16_16 {
     }
 
     #[inline(always)]
+    fn row_arms(m: &RowMass<Self>, n: Vec2<Self>, levers: [Self; 4]) -> RowArms<Self> {
+        let [rna, rnb, rta, rtb] = levers;
+        RowArms {
+            lin_a: Vec2::new(mul(n.x, m.ma), mul(n.y, m.ma)),
+            lin_b: Vec2::new(mul(n.x, m.mb), mul(n.y, m.mb)),
+            ang_n: (mul(m.ia, rna), mul(m.ib, rnb)),
+            ang_t: (mul(m.ia, rta), mul(m.ib, rtb)),
+        }
+    }
+
+    #[inline(always)]
     fn apply_row(
         v: &mut RowVel<Self>,
-        m: &RowMass<Self>,
-        dir: Vec2<Self>,
-        applied: Self,
-        (ra_dir, rb_dir): (Self, Self),
+        _: &RowMass<Self>,
+        (_, applied): (Vec2<Self>, Self),
+        _: (Self, Self),
+        (lin_a, lin_b): (Vec2<Self>, Vec2<Self>),
+        (ang_a, ang_b): (Self, Self),
     ) {
-        let (px, py) = (mul(dir.x, applied), mul(dir.y, applied));
-        v.va.x = sub_mul(v.va.x, px, m.ma);
-        v.va.y = sub_mul(v.va.y, py, m.ma);
-        v.wa = sub_mul(v.wa, m.ia, mul(ra_dir, applied));
-        v.vb.x = add_mul(v.vb.x, px, m.mb);
-        v.vb.y = add_mul(v.vb.y, py, m.mb);
-        v.wb = add_mul(v.wb, m.ib, mul(rb_dir, applied));
+        v.va.x = sub_mul(v.va.x, applied, lin_a.x);
+        v.va.y = sub_mul(v.va.y, applied, lin_a.y);
+        v.wa = sub_mul(v.wa, applied, ang_a);
+        v.vb.x = add_mul(v.vb.x, applied, lin_b.x);
+        v.vb.y = add_mul(v.vb.y, applied, lin_b.y);
+        v.wb = add_mul(v.wb, applied, ang_b);
     }
 
     #[inline(always)]
     fn warm_point(
         v: &mut RowVel<Self>,
-        m: &RowMass<Self>,
-        (n, t): (Vec2<Self>, Vec2<Self>),
+        _: &RowMass<Self>,
+        _: (Vec2<Self>, Vec2<Self>),
         (normal, tangent): (Self, Self),
-        (ra, rb): (Vec2<Self>, Vec2<Self>),
+        _: (Vec2<Self>, Vec2<Self>),
+        k: &RowArms<Self>,
     ) {
-        let px = settle((w(n.x) * w(normal)).wrapping_add(w(t.x) * w(tangent)));
-        let py = settle((w(n.y) * w(normal)).wrapping_add(w(t.y) * w(tangent)));
-        let arm_a = settle((w(ra.x) * w(py)).wrapping_sub(w(ra.y) * w(px)));
-        let arm_b = settle((w(rb.x) * w(py)).wrapping_sub(w(rb.y) * w(px)));
-        v.va.x = sub_mul(v.va.x, px, m.ma);
-        v.va.y = sub_mul(v.va.y, py, m.ma);
-        v.wa = sub_mul(v.wa, m.ia, arm_a);
-        v.vb.x = add_mul(v.vb.x, px, m.mb);
-        v.vb.y = add_mul(v.vb.y, py, m.mb);
-        v.wb = add_mul(v.wb, m.ib, arm_b);
+        // The tangent's arms are the normal's right perpendiculars:
+        // `t·m = (n.y·m, −n.x·m)`.
+        let (n, t) = (w(normal), w(tangent));
+        // `x + n·a + t·b` in Q32.32.
+        let two = |x: Fpx16_16, a: i64, b: i64| {
+            (w(x) << 16)
+                .wrapping_add(n.wrapping_mul(a))
+                .wrapping_add(t.wrapping_mul(b))
+        };
+        let neg = |x: Fpx16_16| -w(x);
+        v.va.x = settle(two(v.va.x, neg(k.lin_a.x), neg(k.lin_a.y)));
+        v.va.y = settle(two(v.va.y, neg(k.lin_a.y), w(k.lin_a.x)));
+        v.wa = settle(two(v.wa, neg(k.ang_n.0), neg(k.ang_t.0)));
+        v.vb.x = settle(two(v.vb.x, w(k.lin_b.x), w(k.lin_b.y)));
+        v.vb.y = settle(two(v.vb.y, w(k.lin_b.y), neg(k.lin_b.x)));
+        v.wb = settle(two(v.wb, w(k.ang_n.1), w(k.ang_t.1)));
     }
 }

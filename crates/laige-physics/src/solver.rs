@@ -11,7 +11,7 @@ use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
 use crate::body::BodyKind;
 use crate::limits::MAX_SPEED;
 use crate::rot::{Rot, cross, cross_sv, right_perp};
-use crate::row_math::{RowMass, RowMath, RowVel};
+use crate::row_math::{RowArms, RowMass, RowMath, RowVel};
 use crate::state::PhysicsState;
 use crate::step::PhysicsScratch;
 
@@ -90,6 +90,8 @@ pub(crate) struct ConstraintPoint<S> {
     tangent_impulse: S,
     max_normal_impulse: S,
     relative_velocity: S,
+    /// The backend's precomputed factors of the velocity updates.
+    arms: RowArms<S>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -268,6 +270,7 @@ fn solve_with<S: RowMath>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScra
                 tangent_impulse: cp.tangent_impulse,
                 max_normal_impulse: S::ZERO,
                 relative_velocity: normal.dot(dv),
+                arms: S::row_arms(&RowMass { ma, ia, mb, ib }, normal, [rna, rnb, rta, rtb]),
             };
         }
         scratch.constraints.push(k);
@@ -413,6 +416,7 @@ fn warm_start<S: RowMath>(bodies: &mut [SolverBody<S>], constraints: &[Constrain
                 (k.normal, tangent),
                 (p.normal_impulse, p.tangent_impulse),
                 (p.ra, p.rb),
+                &p.arms,
             );
         }
         store_velocities(bodies, k, (v.va, v.wa), (v.vb, v.wb));
@@ -504,7 +508,14 @@ fn solve_contacts<S: RowMath>(
             let applied = new - p.normal_impulse;
             p.normal_impulse = new;
             p.max_normal_impulse = p.max_normal_impulse.max(applied);
-            S::apply_row(&mut v, &m, normal, applied, (p.rna, p.rnb));
+            S::apply_row(
+                &mut v,
+                &m,
+                (normal, applied),
+                (p.rna, p.rnb),
+                (p.arms.lin_a, p.arms.lin_b),
+                p.arms.ang_n,
+            );
         }
         for p in &mut k.points[..k.count as usize] {
             let vt = S::row_speed(&v, tangent, p.rta, p.rtb);
@@ -513,7 +524,14 @@ fn solve_contacts<S: RowMath>(
             let new = (p.tangent_impulse + impulse).clamp(-max_f, max_f);
             let applied = new - p.tangent_impulse;
             p.tangent_impulse = new;
-            S::apply_row(&mut v, &m, tangent, applied, (p.rta, p.rtb));
+            S::apply_row(
+                &mut v,
+                &m,
+                (tangent, applied),
+                (p.rta, p.rtb),
+                (right_perp(p.arms.lin_a), right_perp(p.arms.lin_b)),
+                p.arms.ang_t,
+            );
         }
         store_velocities(bodies, k, (v.va, v.wa), (v.vb, v.wb));
     }
