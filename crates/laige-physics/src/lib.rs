@@ -52,6 +52,7 @@ mod manifold;
 mod plugin;
 mod query;
 mod rot;
+mod row_math;
 mod shape;
 mod solver;
 mod state;

@@ -4,11 +4,14 @@
 //! back to the contact cache for the next step's warm start. The
 //! iteration count is fixed (one solve and one relax per substep).
 
-use laige_core::{SimScalar, Vec2};
+use std::any::Any;
+
+use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
 
 use crate::body::BodyKind;
 use crate::limits::MAX_SPEED;
 use crate::rot::{Rot, cross, cross_sv, right_perp};
+use crate::row_math::{RowArms, RowMass, RowMath, RowVel};
 use crate::state::PhysicsState;
 use crate::step::PhysicsScratch;
 
@@ -87,6 +90,8 @@ pub(crate) struct ConstraintPoint<S> {
     tangent_impulse: S,
     max_normal_impulse: S,
     relative_velocity: S,
+    /// The backend's precomputed factors of the velocity updates.
+    arms: RowArms<S>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -112,10 +117,32 @@ fn inv_or_zero<S: SimScalar>(k: S) -> S {
 
 /// Runs the solver over the scratch's bodies and the state's contacts;
 /// returns how many speed clamps it made.
+///
+/// The rows' arithmetic is each backend's [`RowMath`], chosen here by
+/// type (`SimScalar` is sealed to the two backends; the type test is
+/// decided at compile time, so each backend's step calls its rows
+/// directly).
 pub(crate) fn solve<S: SimScalar>(
     state: &mut PhysicsState<S>,
     scratch: &mut PhysicsScratch<S>,
 ) -> u64 {
+    let (state, scratch): (&mut dyn Any, &mut dyn Any) = (state, scratch);
+    if let (Some(state), Some(scratch)) = (
+        state.downcast_mut::<PhysicsState<Fpx16_16>>(),
+        scratch.downcast_mut::<PhysicsScratch<Fpx16_16>>(),
+    ) {
+        return solve_with(state, scratch);
+    }
+    if let (Some(state), Some(scratch)) = (
+        state.downcast_mut::<PhysicsState<Fp32Pinned>>(),
+        scratch.downcast_mut::<PhysicsScratch<Fp32Pinned>>(),
+    ) {
+        return solve_with(state, scratch);
+    }
+    0
+}
+
+fn solve_with<S: RowMath>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScratch<S>) -> u64 {
     let cfg = state.config;
     let substeps = S::from_i32(i32::from(cfg.substeps));
     let h = cfg.dt / substeps;
@@ -243,6 +270,7 @@ pub(crate) fn solve<S: SimScalar>(
                 tangent_impulse: cp.tangent_impulse,
                 max_normal_impulse: S::ZERO,
                 relative_velocity: normal.dot(dv),
+                arms: S::row_arms(&RowMass { ma, ia, mb, ib }, normal, [rna, rnb, rta, rtb]),
             };
         }
         scratch.constraints.push(k);
@@ -363,22 +391,35 @@ fn relative_velocity<S: SimScalar>(
     b.v + cross_sv(b.w, rb) - a.v - cross_sv(a.w, ra)
 }
 
-fn warm_start<S: SimScalar>(bodies: &mut [SolverBody<S>], constraints: &[Constraint<S>]) {
+fn warm_start<S: RowMath>(bodies: &mut [SolverBody<S>], constraints: &[Constraint<S>]) {
     for k in constraints {
         let tangent = right_perp(k.normal);
         // The bodies' velocities in locals for the whole constraint (the
         // same operations in the same order as one `apply` per point).
         let (sa, sb) = (&bodies[k.a as usize], &bodies[k.b as usize]);
-        let (mut va, mut wa, mut vb, mut wb) = (sa.v, sa.w, sb.v, sb.w);
-        let (ma, ia, mb, ib) = (sa.inv_mass, sa.inv_i, sb.inv_mass, sb.inv_i);
+        let mut v = RowVel {
+            va: sa.v,
+            wa: sa.w,
+            vb: sb.v,
+            wb: sb.w,
+        };
+        let m = RowMass {
+            ma: sa.inv_mass,
+            ia: sa.inv_i,
+            mb: sb.inv_mass,
+            ib: sb.inv_i,
+        };
         for p in &k.points[..k.count as usize] {
-            let impulse = k.normal * p.normal_impulse + tangent * p.tangent_impulse;
-            va -= impulse * ma;
-            wa -= ia * cross(p.ra, impulse);
-            vb += impulse * mb;
-            wb += ib * cross(p.rb, impulse);
+            S::warm_point(
+                &mut v,
+                &m,
+                (k.normal, tangent),
+                (p.normal_impulse, p.tangent_impulse),
+                (p.ra, p.rb),
+                &p.arms,
+            );
         }
-        store_velocities(bodies, k, (va, wa), (vb, wb));
+        store_velocities(bodies, k, (v.va, v.wa), (v.vb, v.wb));
     }
 }
 
@@ -416,7 +457,7 @@ enum Pass {
     Relax,
 }
 
-fn solve_contacts<S: SimScalar>(
+fn solve_contacts<S: RowMath>(
     bodies: &mut [SolverBody<S>],
     constraints: &mut [Constraint<S>],
     inv_h: S,
@@ -427,59 +468,72 @@ fn solve_contacts<S: SimScalar>(
     for k in constraints.iter_mut() {
         let normal = k.normal;
         let tangent = right_perp(normal);
-        let (ma, ia, mb, ib) = (k.ma, k.ia, k.mb, k.ib);
+        let m = RowMass {
+            ma: k.ma,
+            ia: k.ia,
+            mb: k.mb,
+            ib: k.ib,
+        };
         let (sa, sb) = (&bodies[k.a as usize], &bodies[k.b as usize]);
-        let (dpa, dqa, mut va, mut wa) = (sa.dp, sa.dq, sa.v, sa.w);
-        let (dpb, dqb, mut vb, mut wb) = (sb.dp, sb.dq, sb.v, sb.w);
+        let (dpa, dqa) = (sa.dp, sa.dq);
+        let (dpb, dqb) = (sb.dp, sb.dq);
+        let mut v = RowVel {
+            va: sa.v,
+            wa: sa.w,
+            vb: sb.v,
+            wb: sb.w,
+        };
         let dp = dpb - dpa;
         for p in &mut k.points[..k.count as usize] {
             // The current separation from the motion so far.
             let s = if pass == Pass::Biased {
                 p.separation
             } else {
-                let d = dp + (dqb.rotate(p.rb) - dqa.rotate(p.ra));
-                d.dot(normal) + p.adjusted_separation
+                S::separation(dp, (dqa, dqb), (p.ra, p.rb), normal, p.adjusted_separation)
             };
             p.separation = s;
-            let vn = (vb - va).dot(normal) + wb * p.rnb - wa * p.rna;
+            let vn = S::row_speed(&v, normal, p.rna, p.rnb);
             // Rigid rows (speculative, or relaxing) have mass scale one and
             // impulse scale zero: `x·1 = x` and `x − 0·impulse = x` exactly
             // on both backends (the accumulated impulse is never −0: it is
             // a `max` with +0), so they skip those two products.
             let impulse = if s.gt(S::ZERO) {
-                // Speculative: close the gap, no more.
-                -p.normal_mass * (vn + s * inv_h)
+                S::speculative_impulse(p.normal_mass, vn, s, inv_h)
             } else if use_bias {
-                let bias = (k.soft.bias_rate * s).max(-max_push);
-                -p.normal_mass * k.soft.mass_scale * (vn + bias)
-                    - k.soft.impulse_scale * p.normal_impulse
+                S::soft_impulse(p.normal_mass, &k.soft, (vn, s), max_push, p.normal_impulse)
             } else {
-                -p.normal_mass * (vn + S::ZERO)
+                S::rigid_impulse(p.normal_mass, vn)
             };
             let new = (p.normal_impulse + impulse).max(S::ZERO);
             let applied = new - p.normal_impulse;
             p.normal_impulse = new;
             p.max_normal_impulse = p.max_normal_impulse.max(applied);
-            let pv = normal * applied;
-            va -= pv * ma;
-            wa -= ia * (p.rna * applied);
-            vb += pv * mb;
-            wb += ib * (p.rnb * applied);
+            S::apply_row(
+                &mut v,
+                &m,
+                (normal, applied),
+                (p.rna, p.rnb),
+                (p.arms.lin_a, p.arms.lin_b),
+                p.arms.ang_n,
+            );
         }
         for p in &mut k.points[..k.count as usize] {
-            let vt = (vb - va).dot(tangent) + wb * p.rtb - wa * p.rta;
+            let vt = S::row_speed(&v, tangent, p.rta, p.rtb);
             let impulse = -p.tangent_mass * vt;
             let max_f = k.friction * p.normal_impulse;
             let new = (p.tangent_impulse + impulse).clamp(-max_f, max_f);
             let applied = new - p.tangent_impulse;
             p.tangent_impulse = new;
-            let pv = tangent * applied;
-            va -= pv * ma;
-            wa -= ia * (p.rta * applied);
-            vb += pv * mb;
-            wb += ib * (p.rtb * applied);
+            S::apply_row(
+                &mut v,
+                &m,
+                (tangent, applied),
+                (p.rta, p.rtb),
+                (right_perp(p.arms.lin_a), right_perp(p.arms.lin_b)),
+                p.arms.ang_t,
+            );
         }
-        store_velocities(bodies, k, (va, wa), (vb, wb));
+        store_velocities(bodies, k, (v.va, v.wa), (v.vb, v.wb));
     }
 }
 

@@ -1,0 +1,363 @@
+//! The contact rows' arithmetic, one implementation per backend
+//! ([`RowMath`]): the solver's rows are written once, generic, and call
+//! these for their dot products, impulses and velocity updates.
+//!
+//! - `Fp32Pinned`: exactly the expressions the rows have always had, op
+//!   for op in the same order (its pinned known answers, x87's included,
+//!   depend on that).
+//! - `Fpx16_16`: each expression is computed with the exact `i64` products
+//!   of the raw values (Q32.32), summed exactly and rounded once to
+//!   nearest, ties to even, then saturated once — instead of one rounding
+//!   and one saturation per `*` and one saturation per `+`. A velocity
+//!   update `v − a·b` is one rounding of `v·2¹⁶ − a·b`.
+//!
+//! Range: every sum here stays below 2⁶³ in magnitude for any inputs a
+//! step can hold (unit normals, tangents and rotations, so their products
+//! are below 2⁴⁸), except a spin times a lever arm, a product of two
+//! arbitrary values (below 2⁶²): two of them overflow only when both
+//! spins and both arms exceed ~23 000 (rad/s and m), beyond the supported
+//! ranges by a factor of 100 (`limits.rs`). The sums wrap there (the same
+//! bits everywhere, never a panic); within the ranges nothing saturates.
+
+use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
+
+use crate::rot::{Rot, cross};
+use crate::solver::Softness;
+
+/// A constraint's two bodies' velocities while its rows run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowVel<S> {
+    pub(crate) va: Vec2<S>,
+    pub(crate) wa: S,
+    pub(crate) vb: Vec2<S>,
+    pub(crate) wb: S,
+}
+
+/// A constraint's two bodies' inverse masses and inverse inertias.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowMass<S> {
+    pub(crate) ma: S,
+    pub(crate) ia: S,
+    pub(crate) mb: S,
+    pub(crate) ib: S,
+}
+
+/// What a backend keeps per contact point for its velocity updates: the
+/// inverse masses and inertias already multiplied by the rows' directions
+/// and lever arms (Q16.16: one product fewer per update; binary32: unused,
+/// zero, its rows keep their own expressions).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RowArms<S> {
+    /// `n·ma` and `n·mb` (the tangent's are their right perpendiculars).
+    pub(crate) lin_a: Vec2<S>,
+    pub(crate) lin_b: Vec2<S>,
+    /// `ia·(ra × n)`, `ib·(rb × n)`.
+    pub(crate) ang_n: (S, S),
+    /// `ia·(ra × t)`, `ib·(rb × t)`.
+    pub(crate) ang_t: (S, S),
+}
+
+/// The contact rows' arithmetic (see the module docs for each backend's
+/// rule).
+pub(crate) trait RowMath: SimScalar {
+    /// The relative speed along `dir`: `(vb − va)·dir + wb·rb_dir −
+    /// wa·ra_dir` (`rX_dir` the lever arms' `r × dir`).
+    fn row_speed(v: &RowVel<Self>, dir: Vec2<Self>, ra_dir: Self, rb_dir: Self) -> Self;
+
+    /// The current separation: `(dp + (dqb·rb − dqa·ra))·n + adjusted`.
+    fn separation(
+        dp: Vec2<Self>,
+        rotations: (Rot<Self>, Rot<Self>),
+        arms: (Vec2<Self>, Vec2<Self>),
+        n: Vec2<Self>,
+        adjusted: Self,
+    ) -> Self;
+
+    /// A speculative row's impulse: `−m·(vn + s·inv_h)` (close the gap,
+    /// no more).
+    fn speculative_impulse(m: Self, vn: Self, s: Self, inv_h: Self) -> Self;
+
+    /// A soft (biased) row's impulse: `−m·mass_scale·(vn + bias) −
+    /// impulse_scale·accumulated`, `bias = max(bias_rate·s, −max_push)`.
+    fn soft_impulse(
+        m: Self,
+        soft: &Softness<Self>,
+        speed_separation: (Self, Self),
+        max_push: Self,
+        accumulated: Self,
+    ) -> Self;
+
+    /// A rigid (relaxing) row's impulse: `−m·vn`.
+    fn rigid_impulse(m: Self, vn: Self) -> Self;
+
+    /// The point's [`RowArms`] for the normal `n` and the levers `r × n`,
+    /// `r × t` of `[ra × n, rb × n, ra × t, rb × t]`.
+    fn row_arms(m: &RowMass<Self>, n: Vec2<Self>, levers: [Self; 4]) -> RowArms<Self>;
+
+    /// Applies the impulse `dir·applied` to the two bodies: A loses
+    /// `dir·applied·ma` and `ia·(ra_dir·applied)`, B gains its share
+    /// (`lin`, `ang`: the row's part of the point's [`RowArms`]).
+    fn apply_row(
+        v: &mut RowVel<Self>,
+        m: &RowMass<Self>,
+        impulse: (Vec2<Self>, Self),
+        arm_dirs: (Self, Self),
+        lin: (Vec2<Self>, Vec2<Self>),
+        ang: (Self, Self),
+    );
+
+    /// Warm start of one point: the impulse `n·normal + t·tangent` applied
+    /// at the lever arms `ra`, `rb`.
+    fn warm_point(
+        v: &mut RowVel<Self>,
+        m: &RowMass<Self>,
+        axes: (Vec2<Self>, Vec2<Self>),
+        impulses: (Self, Self),
+        arms: (Vec2<Self>, Vec2<Self>),
+        row_arms: &RowArms<Self>,
+    );
+}
+
+impl RowMath for Fp32Pinned {
+    #[inline(always)]
+    fn row_speed(v: &RowVel<Self>, dir: Vec2<Self>, ra_dir: Self, rb_dir: Self) -> Self {
+        (v.vb - v.va).dot(dir) + v.wb * rb_dir - v.wa * ra_dir
+    }
+
+    #[inline(always)]
+    fn separation(
+        dp: Vec2<Self>,
+        (dqa, dqb): (Rot<Self>, Rot<Self>),
+        (ra, rb): (Vec2<Self>, Vec2<Self>),
+        n: Vec2<Self>,
+        adjusted: Self,
+    ) -> Self {
+        let d = dp + (dqb.rotate(rb) - dqa.rotate(ra));
+        d.dot(n) + adjusted
+    }
+
+    #[inline(always)]
+    fn speculative_impulse(m: Self, vn: Self, s: Self, inv_h: Self) -> Self {
+        -m * (vn + s * inv_h)
+    }
+
+    #[inline(always)]
+    fn soft_impulse(
+        m: Self,
+        soft: &Softness<Self>,
+        (vn, s): (Self, Self),
+        max_push: Self,
+        accumulated: Self,
+    ) -> Self {
+        let bias = (soft.bias_rate * s).max(-max_push);
+        -m * soft.mass_scale * (vn + bias) - soft.impulse_scale * accumulated
+    }
+
+    #[inline(always)]
+    fn rigid_impulse(m: Self, vn: Self) -> Self {
+        -m * (vn + Self::ZERO)
+    }
+
+    #[inline(always)]
+    fn row_arms(_: &RowMass<Self>, _: Vec2<Self>, _: [Self; 4]) -> RowArms<Self> {
+        RowArms::default()
+    }
+
+    #[inline(always)]
+    fn apply_row(
+        v: &mut RowVel<Self>,
+        m: &RowMass<Self>,
+        (dir, applied): (Vec2<Self>, Self),
+        (ra_dir, rb_dir): (Self, Self),
+        _: (Vec2<Self>, Vec2<Self>),
+        _: (Self, Self),
+    ) {
+        let pv = dir * applied;
+        v.va -= pv * m.ma;
+        v.wa -= m.ia * (ra_dir * applied);
+        v.vb += pv * m.mb;
+        v.wb += m.ib * (rb_dir * applied);
+    }
+
+    #[inline(always)]
+    fn warm_point(
+        v: &mut RowVel<Self>,
+        m: &RowMass<Self>,
+        (n, t): (Vec2<Self>, Vec2<Self>),
+        (normal, tangent): (Self, Self),
+        (ra, rb): (Vec2<Self>, Vec2<Self>),
+        _: &RowArms<Self>,
+    ) {
+        let impulse = n * normal + t * tangent;
+        v.va -= impulse * m.ma;
+        v.wa -= m.ia * cross(ra, impulse);
+        v.vb += impulse * m.mb;
+        v.wb += m.ib * cross(rb, impulse);
+    }
+}
+
+/// The raw value, widened.
+#[inline(always)]
+fn w(x: Fpx16_16) -> i64 {
+    i64::from(x.to_raw())
+}
+
+/// `q / 2¹⁶` rounded to nearest, ties to even (`q` a Q32.32 value: a sum
+/// of raw products), not saturated.
+#[inline(always)]
+fn round_q32(q: i64) -> i64 {
+    q.wrapping_add(0x7FFF + ((q >> 16) & 1)) >> 16
+}
+
+/// The Q16.16 value nearest to the Q32.32 `q` (ties to even), saturated:
+/// one rounding and one saturation for a whole sum of products.
+#[inline(always)]
+fn settle(q: i64) -> Fpx16_16 {
+    Fpx16_16::from_raw(round_q32(q).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
+}
+
+/// `x − a·b` with one rounding and one saturation.
+#[inline(always)]
+fn sub_mul(x: Fpx16_16, a: Fpx16_16, b: Fpx16_16) -> Fpx16_16 {
+    settle((w(x) << 16).wrapping_sub(w(a) * w(b)))
+}
+
+/// `x + a·b` with one rounding and one saturation.
+#[inline(always)]
+fn add_mul(x: Fpx16_16, a: Fpx16_16, b: Fpx16_16) -> Fpx16_16 {
+    settle((w(x) << 16).wrapping_add(w(a) * w(b)))
+}
+
+/// `a·b`, rounded and saturated (the `*` operator's value).
+#[inline(always)]
+fn mul(a: Fpx16_16, b: Fpx16_16) -> Fpx16_16 {
+    settle(w(a) * w(b))
+}
+
+/// `q·v` exactly, in Q32.32 (`|q.c|, |q.s| <= 1`: below 2⁴⁸).
+#[inline(always)]
+fn rotate_q32(q: Rot<Fpx16_16>, v: Vec2<Fpx16_16>) -> (i64, i64) {
+    (
+        (w(q.c) * w(v.x)).wrapping_sub(w(q.s) * w(v.y)),
+        (w(q.s) * w(v.x)).wrapping_add(w(q.c) * w(v.y)),
+    )
+}
+
+impl RowMath for Fpx16_16 {
+    #[inline(always)]
+    fn row_speed(v: &RowVel<Self>, dir: Vec2<Self>, ra_dir: Self, rb_dir: Self) -> Self {
+        let dx = w(v.vb.x) - w(v.va.x);
+        let dy = w(v.vb.y) - w(v.va.y);
+        settle(
+            dx.wrapping_mul(w(dir.x))
+                .wrapping_add(dy.wrapping_mul(w(dir.y)))
+                .wrapping_add(w(v.wb) * w(rb_dir))
+                .wrapping_sub(w(v.wa) * w(ra_dir)),
+        )
+    }
+
+    #[inline(always)]
+    fn separation(
+        dp: Vec2<Self>,
+        (dqa, dqb): (Rot<Self>, Rot<Self>),
+        (ra, rb): (Vec2<Self>, Vec2<Self>),
+        n: Vec2<Self>,
+        adjusted: Self,
+    ) -> Self {
+        // The rotated arms' difference rounded once per component (below
+        // 2³⁴ with the motion added), then the dot product rounded once.
+        let (bx, by) = rotate_q32(dqb, rb);
+        let (ax, ay) = rotate_q32(dqa, ra);
+        let dx = round_q32(bx.wrapping_sub(ax)) + w(dp.x);
+        let dy = round_q32(by.wrapping_sub(ay)) + w(dp.y);
+        settle(
+            dx.wrapping_mul(w(n.x))
+                .wrapping_add(dy.wrapping_mul(w(n.y)))
+                .wrapping_add(w(adjusted) << 16),
+        )
+    }
+
+    #[inline(always)]
+    fn speculative_impulse(m: Self, vn: Self, s: Self, inv_h: Self) -> Self {
+        let closing = add_mul(vn, s, inv_h);
+        settle(-(w(m) * w(closing)))
+    }
+
+    #[inline(always)]
+    fn soft_impulse(
+        m: Self,
+        soft: &Softness<Self>,
+        (vn, s): (Self, Self),
+        max_push: Self,
+        accumulated: Self,
+    ) -> Self {
+        let bias = mul(soft.bias_rate, s).max(-max_push);
+        let scaled = mul(m, soft.mass_scale);
+        settle(
+            (w(vn) + w(bias))
+                .wrapping_mul(w(scaled))
+                .wrapping_neg()
+                .wrapping_sub(w(soft.impulse_scale) * w(accumulated)),
+        )
+    }
+
+    #[inline(always)]
+    fn rigid_impulse(m: Self, vn: Self) -> Self {
+        settle(-(w(m) * w(vn)))
+    }
+
+    #[inline(always)]
+    fn row_arms(m: &RowMass<Self>, n: Vec2<Self>, levers: [Self; 4]) -> RowArms<Self> {
+        let [rna, rnb, rta, rtb] = levers;
+        RowArms {
+            lin_a: Vec2::new(mul(n.x, m.ma), mul(n.y, m.ma)),
+            lin_b: Vec2::new(mul(n.x, m.mb), mul(n.y, m.mb)),
+            ang_n: (mul(m.ia, rna), mul(m.ib, rnb)),
+            ang_t: (mul(m.ia, rta), mul(m.ib, rtb)),
+        }
+    }
+
+    #[inline(always)]
+    fn apply_row(
+        v: &mut RowVel<Self>,
+        _: &RowMass<Self>,
+        (_, applied): (Vec2<Self>, Self),
+        _: (Self, Self),
+        (lin_a, lin_b): (Vec2<Self>, Vec2<Self>),
+        (ang_a, ang_b): (Self, Self),
+    ) {
+        v.va.x = sub_mul(v.va.x, applied, lin_a.x);
+        v.va.y = sub_mul(v.va.y, applied, lin_a.y);
+        v.wa = sub_mul(v.wa, applied, ang_a);
+        v.vb.x = add_mul(v.vb.x, applied, lin_b.x);
+        v.vb.y = add_mul(v.vb.y, applied, lin_b.y);
+        v.wb = add_mul(v.wb, applied, ang_b);
+    }
+
+    #[inline(always)]
+    fn warm_point(
+        v: &mut RowVel<Self>,
+        _: &RowMass<Self>,
+        _: (Vec2<Self>, Vec2<Self>),
+        (normal, tangent): (Self, Self),
+        _: (Vec2<Self>, Vec2<Self>),
+        k: &RowArms<Self>,
+    ) {
+        // The tangent's arms are the normal's right perpendiculars:
+        // `t·m = (n.y·m, −n.x·m)`.
+        let (n, t) = (w(normal), w(tangent));
+        // `x + n·a + t·b` in Q32.32.
+        let two = |x: Fpx16_16, a: i64, b: i64| {
+            (w(x) << 16)
+                .wrapping_add(n.wrapping_mul(a))
+                .wrapping_add(t.wrapping_mul(b))
+        };
+        let neg = |x: Fpx16_16| -w(x);
+        v.va.x = settle(two(v.va.x, neg(k.lin_a.x), neg(k.lin_a.y)));
+        v.va.y = settle(two(v.va.y, neg(k.lin_a.y), w(k.lin_a.x)));
+        v.wa = settle(two(v.wa, neg(k.ang_n.0), neg(k.ang_t.0)));
+        v.vb.x = settle(two(v.vb.x, w(k.lin_b.x), w(k.lin_b.y)));
+        v.vb.y = settle(two(v.vb.y, w(k.lin_b.y), neg(k.lin_b.x)));
+        v.wb = settle(two(v.wb, w(k.ang_n.1), w(k.ang_t.1)));
+    }
+}
