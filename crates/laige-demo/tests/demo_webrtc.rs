@@ -1,8 +1,9 @@
 //! Two demo processes over WebRTC (`--net webrtc`, feature `webrtc`)
 //! through a matchbox signaling server in the test process play 1,200
 //! ticks with rollback and agree on every confirmed tick's state hash
-//! (`--net-hashes`); a room whose signaling server is not there ends
-//! with code 12 and a message naming the URL.
+//! (`--net-hashes`), and each records the session (`--record`) in a file
+//! that replays bit for bit; a room whose signaling server is not there
+//! ends with code 12 and a message naming the URL.
 
 #![allow(
     clippy::print_stdout,
@@ -20,7 +21,10 @@ use net_support::{Scratch, finish, hashes, spawn};
 const COMPARED: u64 = 1_200;
 
 fn peer_args(scratch: &Scratch, signal: &str, file: &str) -> Vec<String> {
+    let record = scratch.path(&format!("{file}.lrp"));
     [
+        "--record",
+        &record.to_string_lossy(),
         "--config",
         &scratch.config(),
         "--entities",
@@ -79,6 +83,30 @@ fn two_webrtc_processes_agree_on_every_confirmed_tick_through_faults() {
         }
         assert!(out.contains("exit:       completed (code 0)"), "{out}");
         assert!(out.contains(" 0 desyncs"), "{out}");
+    }
+    // Session records work over WebRTC as over UDP: each peer's record
+    // replays offline with every recorded state hash verified.
+    for file in ["a.txt", "b.txt"] {
+        let record = scratch.path(&format!("{file}.lrp"));
+        let replay = spawn(&[
+            "--config".to_owned(),
+            scratch.config(),
+            "--entities".to_owned(),
+            "500".to_owned(),
+            "--replay".to_owned(),
+            record.to_string_lossy().into_owned(),
+        ]);
+        let (code, out, err) = finish(replay, Duration::from_secs(60));
+        assert_eq!(code, 0, "{file}'s record:\n{out}\n{err}");
+        assert!(
+            out.contains("laige-demo: session record of 2 players on"),
+            "{out}"
+        );
+        let ticks = laige_engine::sim::replay::Replay::read(&record)
+            .unwrap()
+            .ticks();
+        assert!(ticks >= COMPARED, "{file}: {ticks} ticks recorded");
+        assert!(out.contains(&format!("verified {ticks} ticks")), "{out}");
     }
 }
 
