@@ -347,6 +347,53 @@ fn entity_ids_not_covering_the_allocator_once_are_refused() {
     assert_eq!(fingerprint(&world), before);
 }
 
+/// A world whose handles hold ids 0, 1, 2, ... in order (checked by
+/// position, without marks) that leave that order in a later batch of
+/// handles: a repeat of an id from an earlier batch and an id past the
+/// range are refused; two ids swapped across batches (still each once)
+/// decode.
+#[test]
+fn ids_leaving_their_order_after_the_first_batch_are_still_checked() {
+    let (source, _) = workload_world::<Fpx16_16>(1_200);
+    let bytes = encoded(&source);
+    let at = SNAPSHOT_HEADER_LEN + find_u64(&bytes[SNAPSHOT_HEADER_LEN + 8..], 1_200) + 16;
+    let handle =
+        |i: usize| u64::from_le_bytes(bytes[at + 8 * i..at + 8 * i + 8].try_into().unwrap());
+    assert!(
+        (0..1_200).all(|i| handle(i) & 0xffff_ffff == i as u64),
+        "the workload's ids are in order"
+    );
+    let set = |bad: &mut Vec<u8>, i: usize, id: u64| {
+        let bits = (handle(i) & !0xffff_ffff) | id;
+        bad[at + 8 * i..at + 8 * i + 8].copy_from_slice(&bits.to_le_bytes());
+    };
+    let (mut world, _) = workload_world::<Fpx16_16>(10);
+    let before = fingerprint(&world);
+    for (i, id) in [(700, 3), (1_199, 1_200), (1_199, 1 << 20), (513, 512)] {
+        let mut bad = bytes.clone();
+        set(&mut bad, i, id);
+        reseal(&mut bad);
+        let err = world.decode_snapshot(&bad).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Corrupt, "{err}");
+        assert!(err.to_string().contains("live entity id"), "{err}");
+    }
+    assert_eq!(fingerprint(&world), before);
+    let mut swapped = bytes.clone();
+    set(&mut swapped, 5, 900);
+    set(&mut swapped, 900, 5);
+    reseal(&mut swapped);
+    let mut ring = SnapshotRing::new(&world, 1).unwrap();
+    ring.decode(0, &world, &swapped).unwrap();
+    let ids: Vec<u32> = ring
+        .get(0)
+        .unwrap()
+        .entities()
+        .iter()
+        .map(|e| e.id())
+        .collect();
+    assert_eq!((ids[5], ids[900], ids[6]), (900, 5, 6));
+}
+
 #[test]
 fn another_builds_layout_is_refused_naming_the_first_differing_type() {
     #[derive(Clone, Copy, Debug, PartialEq, StateHash)]

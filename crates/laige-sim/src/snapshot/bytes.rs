@@ -564,27 +564,46 @@ fn decode_body(
     check_registry(r, "snapshot part", &ours)?;
     // The entity allocator: live handles and the free list, whose ids
     // together are exactly 0..n (hecs allocates ids densely).
-    // `total` ids, each below `total`, that mark `total` distinct places
-    // are each of 0..total exactly once: branch-free marks, set as each
-    // batch of handles is read (both counts are read first: the free
-    // list's follows the live handles), and one (vectorized) count; only
-    // damaged bytes take the pass that names the first id out of range or
-    // seen twice. An id past the range marks the last place, which no
-    // valid id has. The marks are counted eight at a time (each a byte of
-    // 0 or 1, so a word's set bits are its marks), in a buffer the
-    // snapshot keeps.
+    // Most snapshots hold the ids in order (live handles, then the free
+    // list, have ids 0, 1, 2, ...: a world spawned and never despawned
+    // from): each batch is checked against its positions in one
+    // vectorized pass, and `total` ids at positions 0..total are each of
+    // 0..total exactly once. From the first batch out of order on, the
+    // ids are marked instead (the earlier ones too): `total` ids, each
+    // below `total`, that mark `total` distinct places are each of
+    // 0..total exactly once — branch-free marks and one (vectorized)
+    // count; only damaged bytes take the pass that names the first id out
+    // of range or seen twice. An id past the range marks the last place,
+    // which no valid id has. The marks are counted eight at a time (each
+    // a byte of 0 or 1, so a word's set bits are its marks), in a buffer
+    // the snapshot keeps.
     let total = allocator_len(r);
-    snap.id_marks.clear();
-    snap.id_marks.resize((total + 1).next_multiple_of(8), 0);
-    let seen = &mut snap.id_marks[..];
-    read_entities(r, "live entity count", &mut snap.entities, seen, total)?;
-    read_entities(r, "free list length", &mut snap.freelist, seen, total)?;
+    let mut ids = IdCheck {
+        marks: &mut snap.id_marks,
+        last: total,
+        next: 0,
+        ordered: true,
+    };
+    read_entities(r, "live entity count", &mut snap.entities, &[], &mut ids)?;
+    read_entities(
+        r,
+        "free list length",
+        &mut snap.freelist,
+        &snap.entities,
+        &mut ids,
+    )?;
+    let ordered = ids.ordered;
     let (live, free) = (&snap.entities, &snap.freelist);
-    let marked = seen
-        .chunks_exact(8)
-        .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])).count_ones() as usize)
-        .sum::<usize>();
-    if total != live.len() + free.len() || seen[total] != 0 || marked != total {
+    let covered = total == live.len() + free.len()
+        && (ordered || {
+            let seen = &snap.id_marks[..];
+            let marked = seen
+                .chunks_exact(8)
+                .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])).count_ones() as usize)
+                .sum::<usize>();
+            seen[total] == 0 && marked == total
+        });
+    if !covered {
         let total = live.len() + free.len();
         snap.id_marks
             .resize((total + 1).max(snap.id_marks.len()), 0);
@@ -698,15 +717,41 @@ fn allocator_len(r: &StateReader<'_>) -> usize {
     fits(r.peek_u64(8 + live * 8), 16 + live * 8).map_or(0, |free| live + free)
 }
 
+/// The entity-id check of a decode's handle lists: whether every id so
+/// far is its position (`next` ids read), else the marks of every id.
+struct IdCheck<'m> {
+    /// One byte per id of `0..=last`, set when the id is read (valid
+    /// only once `ordered` is `false`).
+    marks: &'m mut Vec<u8>,
+    /// The id count (both lists); an id past it is marked at `last`.
+    last: usize,
+    next: usize,
+    ordered: bool,
+}
+
+impl IdCheck<'_> {
+    /// Leaves the in-order check: marks every id read so far (`before`,
+    /// then `so_far`) and marks from here on.
+    #[cold]
+    fn unordered(&mut self, before: &[Entity], so_far: &[Entity]) {
+        self.ordered = false;
+        self.marks.clear();
+        self.marks.resize((self.last + 1).next_multiple_of(8), 0);
+        for e in before.iter().chain(so_far) {
+            self.marks[(e.id() as usize).min(self.last)] = 1;
+        }
+    }
+}
+
 /// Reads a handle list (its length, then each handle's bits) into `out`
-/// (emptied first), and marks each handle's id in `marks` (an id past
-/// `last` at `last`).
+/// (emptied first), checking each handle's id ([`IdCheck`]; `before` is
+/// the list read before this one).
 fn read_entities(
     r: &mut StateReader<'_>,
     what: &'static str,
     out: &mut Vec<Entity>,
-    marks: &mut [u8],
-    last: usize,
+    before: &[Entity],
+    ids: &mut IdCheck<'_>,
 ) -> std::result::Result<(), DecodeError> {
     let at = r.position();
     let n = r.read_u64()?;
@@ -729,9 +774,9 @@ fn read_entities(
     out.clear();
     out.reserve(n);
     // Batch by batch, while each is in the cache: every handle checked
-    // (a generation above 0: one branch-free, vectorized pass; only
-    // damaged bytes look for the first bad one), then all appended at
-    // once and summed.
+    // (a generation above 0, and whether each id is its position: one
+    // branch-free, vectorized pass; only damaged bytes look for the first
+    // bad one), then all appended at once and summed.
     let mut left = n;
     while left > 0 {
         let k = left.min(SUM_BATCH / 8);
@@ -740,10 +785,19 @@ fn read_entities(
         // A generation `g` (< 2^32) is 0 exactly when `(g - 1) & !g`
         // has bit 63 set: whole-word subtracts, ands and ors, which SSE2,
         // AVX2 and simd128 do on several handles at once.
-        let zero_generation = bytes.chunks_exact(8).fold(0, |acc, b| {
-            let g = handle(b) >> 32;
-            acc | (g.wrapping_sub(1) & !g)
-        });
+        let first = ids.next as u64;
+        let (zero_generation, off_order) =
+            bytes
+                .chunks_exact(8)
+                .zip(first..)
+                .fold((0, 0), |(zero, off), (b, position)| {
+                    let bits = handle(b);
+                    let g = bits >> 32;
+                    (
+                        zero | (g.wrapping_sub(1) & !g),
+                        off | ((bits & 0xffff_ffff) ^ position),
+                    )
+                });
         if zero_generation >> 63 != 0
             && let Some(i) = bytes
                 .chunks_exact(8)
@@ -757,11 +811,27 @@ fn read_entities(
                 "a hecs entity handle (generation above 0)",
             ));
         }
-        out.extend(bytes.chunks_exact(8).map(|b| {
-            let e = Entity::from_bits(handle(b)).unwrap_or_else(|| unreachable!("checked above"));
-            marks[(e.id() as usize).min(last)] = 1;
-            e
-        }));
+        // Every generation is above 0, so every `bits` is at least 2^32
+        // and the `max` changes none: it only tells the compiler so,
+        // which makes the conversion a plain copy.
+        let entity = |b: &[u8]| {
+            Entity::from_bits(handle(b).max(1 << 32))
+                .unwrap_or_else(|| unreachable!("checked above"))
+        };
+        if ids.ordered && off_order != 0 {
+            ids.unordered(before, out);
+        }
+        if ids.ordered {
+            out.extend(bytes.chunks_exact(8).map(entity));
+        } else {
+            let (marks, last) = (&mut ids.marks[..], ids.last);
+            out.extend(bytes.chunks_exact(8).map(|b| {
+                let e = entity(b);
+                marks[(e.id() as usize).min(last)] = 1;
+                e
+            }));
+        }
+        ids.next += k;
         r.catch_up();
         left -= k;
     }
