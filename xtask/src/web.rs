@@ -372,15 +372,17 @@ pub fn demo_test() -> anyhow::Result<bool> {
 /// sessions: two pages agree on every confirmed tick, a page and a native
 /// peer agree (fixed point and pinned floats), a closed page ends the
 /// native peer with code 10, a divergent native build is caught as a
-/// desync on both sides and this xtask's `desync-diff` (this very binary)
-/// names the differing field from the page's and the native dump.
+/// desync on both sides and xtask's `desync-diff` (the suite's build of
+/// xtask: the running binary may have been replaced on disk by the
+/// workspace build, which leaves its own path dangling) names the
+/// differing field from the page's and the native dump.
 fn webrtc_test(bins: &SuiteBinaries, site: &Path) -> anyhow::Result<bool> {
     let mut c = Command::new("node");
     c.current_dir(root());
     c.arg("xtask/web/webrtc-test.mjs").arg(site);
     c.arg(bins.get("laige-signaling")?)
         .arg(bins.get("laige-demo")?)
-        .arg(std::env::current_exe().context("the xtask binary's path")?);
+        .arg(bins.get("xtask")?);
     crate::run::step("browser: WebRTC sessions (pages and a native peer)", c)
 }
 

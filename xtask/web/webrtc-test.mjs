@@ -335,7 +335,11 @@ async function divergentNative() {
     if (!pageDump.startsWith("laige-snapshot 1\n")) return fail(`${what}: the page has no dump: ${JSON.stringify(pageDump.slice(0, 80))}`);
     const pageFile = join(scratch, "page-desync.dump");
     writeFileSync(pageFile, pageDump);
-    const diff = spawnSync(xtaskBin, ["desync-diff", pageFile, join(dumpDir, files[0])], { encoding: "utf8" });
+    const diff = spawnSync(xtaskBin, ["desync-diff", pageFile, join(dumpDir, files[0])], {
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+    });
+    if (diff.error) return fail(`${what}: desync-diff (${xtaskBin}) did not run: ${diff.error}`);
     const lines = diff.stdout.split("\n").filter(Boolean);
     for (const l of lines.slice(0, 6)) console.log(`webrtc test: ${what}: desync-diff: ${l}`);
     // The nudge (demo/perturb): the y velocity of one sprite, Velocity(Vec2)'s
