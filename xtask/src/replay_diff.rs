@@ -67,7 +67,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         return Ok(());
     };
     println!("replay-diff: {d}");
-    let from = d.last_equal.unwrap_or(0);
+    let from = d
+        .last_equal
+        .unwrap_or_else(|| a.start_tick().max(b.start_tick()));
     let demo = match &args.demo {
         Some(p) => p.clone(),
         None => default_demo()?,

@@ -643,7 +643,11 @@ fn play_back_session(
         laige_engine::record::config_hash(&config, identity),
         ENGINE_VERSION,
     )?;
-    let players = replay.input(0).and_then(|b| b.first()).map_or(2, |&p| p);
+    let start = replay.start_tick();
+    let players = replay
+        .input(start)
+        .and_then(|b| b.first())
+        .map_or(2, |&p| p);
     let verdict = std::rc::Rc::new(std::cell::RefCell::new(None));
     let cell = verdict.clone();
     let game = NetDemo {
@@ -694,8 +698,9 @@ fn play_back_session(
         }
         (None, true) => {
             println!(
-                "laige-demo: {what}: torn after tick {}; verified ticks 0..{}",
-                v.ticks, v.verified_ticks
+                "laige-demo: {what}: torn after tick {}; verified ticks {start}..{}",
+                start + v.ticks,
+                v.verified_ticks
             );
             EXIT_REPLAY_TORN
         }
@@ -705,8 +710,14 @@ fn play_back_session(
         }
         (None, false) => {
             println!(
-                "laige-demo: {what}: verified {} ticks ({} state hashes matched)",
-                v.ticks, v.checkpoints
+                "laige-demo: {what}: verified {} ticks ({} state hashes matched){}",
+                v.ticks,
+                v.checkpoints,
+                if start > 0 {
+                    format!(", from its start at tick {start} (a player who joined later)")
+                } else {
+                    String::new()
+                }
             );
             0
         }

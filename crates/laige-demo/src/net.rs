@@ -434,18 +434,6 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         _ => None,
     };
     if let (true, Some(host)) = (seating.late, host) {
-        if let Some((path, _)) = &plan.record {
-            // A session record replays from tick 0; a player who joins a
-            // running session (or rejoins it) starts from the host's world
-            // at a later tick, which a record cannot start from.
-            return Err(Error::invalid_argument(
-                laige_engine::net::events::RECORD_FAILED,
-                "record",
-                path.display().to_string(),
-                "a session joined before its start: a player who joins or rejoins a \
-                 running session cannot record it (drop --record)",
-            ));
-        }
         drop(socket);
         let sockets = epoch_sockets(faults);
         let late = NetConfig {
@@ -459,6 +447,9 @@ pub fn driver(plan: &NetPlan, seating: &Seating, world: &mut World) -> Result<Bo
         };
         let mut d = d;
         fault_control_link(&mut d, faults);
+        // A record of a peer that joins a running session starts at the
+        // tick the host's world arrives with.
+        record(plan, &mut d, world)?;
         return Ok(Box::new(d));
     }
     if let (Role::Spectate { .. }, Some(host)) = (&plan.role, host) {

@@ -534,19 +534,12 @@ fn an_open_host_takes_a_late_player_a_rejoin_and_a_late_spectator() {
         }
     };
     reach(600);
-    let late = spawn(&join("late.txt"));
-    // A player who joins a running session cannot record it (a record
-    // replays from tick 0): a clear error before it joins, not a run that
-    // silently records nothing.
-    let record = scratch.path("late.lrp").to_string_lossy().into_owned();
-    let mut recording = join("late-record.txt");
-    recording.extend(["--record".to_owned(), record.clone()]);
-    let (code, _, err) = run(&recording.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("record") && err.contains(&record) && err.contains("cannot record it"),
-        "{err}"
-    );
+    // The late player records its session: from the tick the host's
+    // world arrives with (checked after the run).
+    let record = scratch.path("late.lrp");
+    let mut recording = join("late.txt");
+    recording.extend(["--record".to_owned(), record.to_string_lossy().into_owned()]);
+    let late = spawn(&recording);
     reach(900);
     let mut member = member;
     member.kill().unwrap();
@@ -577,6 +570,46 @@ fn an_open_host_takes_a_late_player_a_rejoin_and_a_late_spectator() {
     assert!(
         rest.contains("epochs:     4 (1 joins, 1 rejoins, "),
         "{rest}"
+    );
+    // The late player's record starts where it joined and replays bit
+    // for bit; its hashes are the ones it confirmed while playing.
+    let replay = laige_engine::sim::replay::Replay::read(&record).unwrap();
+    let late_log = hashes(&scratch.path("late.txt"));
+    assert_eq!(
+        replay.start_tick(),
+        *late_log.keys().next().unwrap(),
+        "the record starts at the late player's first confirmed tick"
+    );
+    assert!(replay.ticks() >= 100, "{} ticks", replay.ticks());
+    // A peer whose state the host replaced at a boundary (a resync) ends
+    // its record there, with its own state's hash: the log holds the
+    // host's.
+    let resynced = !outs["late"].contains(" 0 resyncs,");
+    for (t, h) in replay.checkpoints() {
+        if resynced && t == replay.end_tick() {
+            continue;
+        }
+        assert_eq!(
+            late_log.get(&t),
+            Some(&format!("{h:016x}")),
+            "late record, tick {t}"
+        );
+    }
+    if !resynced {
+        assert_eq!(replay.end_tick(), *late_log.keys().next_back().unwrap());
+    }
+    let (code, out, err) = run(&[
+        "--config",
+        &scratch.config(),
+        "--entities",
+        "500",
+        "--replay",
+        &record.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "late record:\n{out}\n{err}");
+    assert!(
+        out.contains(&format!("verified {} ticks", replay.ticks())),
+        "{out}"
     );
     let host_log = hashes(&scratch.path("host.txt"));
     // The last ticks wait for inputs of players who already stopped.

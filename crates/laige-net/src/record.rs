@@ -66,7 +66,9 @@ pub(crate) fn record_failed(err: &Error) {
 
 /// Re-runs a session record on `world` — set up as the session's world
 /// was before its session started (the same game setup) — and compares
-/// the state hash after every recorded tick: laige-sim's replay verifier
+/// the state hash after every recorded tick (a record of a player who
+/// joined a running session starts from its start tick's keyframe, loaded
+/// into `world`): laige-sim's replay verifier
 /// with each tick's recorded inputs written to the world's
 /// [`PlayerInputs`] (registered and spawned here as the session did).
 ///
@@ -76,13 +78,35 @@ pub(crate) fn record_failed(err: &Error) {
 /// [`laige_sim::replay::verify`] (a divergence is in the result, not an
 /// error).
 pub fn replay_session<I: PlayerInput>(replay: &Replay, world: &mut World) -> Result<Verification> {
-    // The session's initial PlayerInputs are in the tick-0 hash: the
-    // player count comes from the first record.
-    let players = replay
-        .input(0)
-        .and_then(|b| b.first())
-        .map_or(1, |&p| usize::from(p));
-    let entity = crate::session::install_inputs::<I>(world, players)?;
+    let entity = if replay.start_tick() == 0 {
+        // The session's initial PlayerInputs are in the tick-0 hash: the
+        // player count comes from the first record.
+        let players = replay
+            .input(0)
+            .and_then(|b| b.first())
+            .map_or(1, |&p| usize::from(p));
+        crate::session::install_inputs::<I>(world, players)?
+    } else {
+        // A record of a player who joined later starts from the host's
+        // world at its start tick, player inputs included.
+        world.register_hashed_as::<PlayerInputs<I>>("net.player_inputs")?;
+        let schedule = world.schedule_systems();
+        let nothing = |_: &mut World, _: u64, _: &[u8]| Ok(());
+        replay::load_start_keyframe(replay, &mut WorldTarget::new(world, &schedule, nothing))?;
+        world
+            .ecs_mut()
+            .query_mut::<(hecs::Entity, &PlayerInputs<I>)>()
+            .into_iter()
+            .next()
+            .map(|(entity, _)| entity)
+            .ok_or_else(|| {
+                replay::input_invalid(
+                    "net.player_inputs",
+                    "none in the start keyframe",
+                    "the session world's player inputs",
+                )
+            })?
+    };
     let schedule = world.schedule_systems();
     let mut target = WorldTarget::new(world, &schedule, |w: &mut World, _tick, bytes: &[u8]| {
         let decoded = decode::<I>(bytes)?;

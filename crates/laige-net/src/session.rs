@@ -97,6 +97,8 @@ pub struct NetDriver<I: PlayerInput, A: PeerAddr = SocketAddr> {
     spectators: Vec<A>,
     /// The session record ([`record_to`](Self::record_to)).
     recorder: Option<SessionRecorder>,
+    /// A joining peer's record, begun once the host's world arrives.
+    pending_record: Option<(Box<dyn std::io::Write>, ReplayHeader)>,
     /// The inputs of each tick's last simulation, by `tick % len`.
     last_inputs: Vec<(u64, PlayerInputs<I>)>,
     /// One input record's bytes (reused).
@@ -177,6 +179,12 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
     /// first tick, with the session's world. [`crate::replay_session`]
     /// re-runs the record offline.
     ///
+    /// On a peer that joins a running session ([`join`](Self::join),
+    /// [`join_spectator`](Self::join_spectator)) the record begins when the
+    /// host's world arrives: it starts at that boundary tick
+    /// (`header.start_tick`, replay format version 3) with the world's
+    /// keyframe and state hash, so it replays from there.
+    ///
     /// # Errors
     /// `net/config_invalid` after the first tick; the recorder's own
     /// (`replay/header_invalid`, `replay/io_failed`).
@@ -194,10 +202,55 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
                 "0 (record a session from its start)",
             ));
         }
+        if matches!(self.kind, Kind::Joining) {
+            header.validate()?;
+            self.pending_record = Some((Box::new(out), header));
+            return Ok(());
+        }
         let mut recorder = SessionRecorder::new(Box::new(out), header)?;
         recorder.record_hash(0, world.state_hash())?;
         self.recorder = Some(recorder);
         Ok(())
+    }
+
+    /// Begins a joining peer's record ([`record_to`](Self::record_to)) at
+    /// the host's world, just loaded: the world's tick is the start, its
+    /// keyframe and state hash the first records. A failure is logged
+    /// (`net/record_failed`) and the peer plays on unrecorded.
+    pub(crate) fn begin_joined_record(&mut self, world: &World) {
+        let Some((out, mut header)) = self.pending_record.take() else {
+            return;
+        };
+        let tick = world.tick();
+        header.start_tick = tick;
+        let begun = SessionRecorder::new(out, header).and_then(|mut recorder| {
+            let mut keyframe = Vec::new();
+            world.encode_snapshot(&mut keyframe)?;
+            recorder.record_keyframe(tick, &keyframe)?;
+            recorder.record_hash(tick, world.state_hash())?;
+            Ok(recorder)
+        });
+        match begun {
+            Ok(recorder) => self.recorder = Some(recorder),
+            Err(err) => record::record_failed(&err),
+        }
+    }
+
+    /// Ends the session record at a resync: this peer's state at the
+    /// boundary was replaced by the host's, which its recorded inputs do
+    /// not lead to; the record (verifiable up to the boundary) is
+    /// finished, with a `net/record_failed` warning naming the tick.
+    pub(crate) fn end_record_at_resync(&mut self, tick: u64) {
+        if self.recorder.is_none() {
+            return;
+        }
+        event!(
+            Warn,
+            events::RECORD_FAILED,
+            tick,
+            detail = "the session record ends here: this peer's state was replaced by the host's (a resync)"
+        );
+        let _ = self.finish_record();
     }
 
     /// Ends the session record (its end record, flushed): the ticks
@@ -539,8 +592,8 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
         if self.confirmed.len() < self.confirmed.capacity() {
             self.confirmed.push((tick, hash));
         }
-        if tick > 0
-            && let Some(recorder) = &mut self.recorder
+        if let Some(recorder) = &mut self.recorder
+            && tick > recorder.header().start_tick
         {
             // The state at `tick` is final: the inputs of tick − 1 (its
             // last simulation) made it.

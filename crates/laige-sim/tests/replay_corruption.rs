@@ -116,7 +116,7 @@ fn a_flipped_byte_mid_file_keeps_the_records_before_it() {
 #[test]
 fn another_format_version_is_refused_by_name() {
     let (mut bytes, _) = small_file();
-    bytes[8] = 3;
+    bytes[8] = 4;
     let e = Replay::parse(&bytes).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Corrupt);
     assert_eq!(e.id(), events::VERSION_UNSUPPORTED);

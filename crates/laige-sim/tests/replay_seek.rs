@@ -8,8 +8,8 @@
 use laige_core::{Fpx16_16, SimScalar, Vec2};
 use laige_sim::events;
 use laige_sim::replay::{
-    self, FORMAT_VERSION, Record, Replay, ReplayHeader, ReplayPlayer, ReplayRecorder, SeekStart,
-    WorldTarget,
+    self, FORMAT_VERSION, FORMAT_VERSION_V3, Record, Replay, ReplayHeader, ReplayPlayer,
+    ReplayRecorder, SeekStart, WorldTarget,
 };
 use laige_sim::workload::{self, Position, PrevPosition, Velocity, WorkloadConfig};
 use laige_sim::{SimRng, World};
@@ -363,12 +363,12 @@ fn version_one_files_still_read_and_unknown_versions_are_named() {
     assert!(old.checkpoints().eq(v2.checkpoints()));
 
     // A version this build does not know: refused, naming it.
-    let mut v3 = bytes.clone();
-    v3[8..10].copy_from_slice(&3_u16.to_le_bytes());
-    let e = Replay::parse(&v3).unwrap_err();
+    let mut v4 = bytes.clone();
+    v4[8..10].copy_from_slice(&4_u16.to_le_bytes());
+    let e = Replay::parse(&v4).unwrap_err();
     assert_eq!(e.id(), events::VERSION_UNSUPPORTED);
-    assert_eq!((e.field(), e.value()), (Some("version"), Some("3")));
-    assert!(e.to_string().contains("version 3"), "{e}");
+    assert_eq!((e.field(), e.value()), (Some("version"), Some("4")));
+    assert!(e.to_string().contains("version 4"), "{e}");
 
     // A keyframe record in a version-1 file is damage.
     let (with_kf, _) = record(KEYFRAMES);
@@ -400,4 +400,134 @@ fn the_recorder_refuses_a_keyframe_out_of_order() {
     h0.keyframe_interval = 0;
     let rec = ReplayRecorder::new(Vec::new(), h0).unwrap();
     assert!(!rec.wants_keyframe(0));
+}
+
+/// A recording that starts at `start` (a player who joined a running
+/// game): the straight run's world up to `start` unrecorded, then its
+/// keyframe, its hash, and every later tick as usual.
+fn record_from(start: u64, keyframe_interval: u32) -> (Vec<u8>, Vec<u64>) {
+    let mut w = world();
+    let schedule = w.schedule_systems();
+    let mut hashes = vec![w.state_hash()];
+    for tick in 0..start {
+        apply(&mut w, tick, &[input_at(tick)]).unwrap();
+        w.run_systems(&schedule).unwrap();
+        hashes.push(w.state_hash());
+    }
+    let mut header = ReplayHeader::new(S::BACKEND, 11, 0);
+    header.keyframe_interval = keyframe_interval;
+    header.start_tick = start;
+    let mut rec = ReplayRecorder::new(Vec::new(), header).unwrap();
+    assert_eq!(rec.next_tick(), start);
+    // Nothing before the start keyframe.
+    let e = rec.record_input_bytes(start, &[0]).unwrap_err();
+    assert_eq!(e.field(), Some("tick"));
+    assert!(rec.wants_keyframe(start) && rec.wants_hash(start));
+    let mut snapshot = Vec::new();
+    for tick in start..TICKS {
+        if rec.wants_keyframe(tick) {
+            snapshot.clear();
+            w.encode_snapshot(&mut snapshot).unwrap();
+            rec.record_keyframe(tick, &snapshot).unwrap();
+        }
+        if rec.wants_hash(tick) {
+            rec.record_hash(tick, w.state_hash()).unwrap();
+        }
+        let input = [input_at(tick)];
+        rec.record_input_bytes(tick, &input).unwrap();
+        apply(&mut w, tick, &input).unwrap();
+        w.run_systems(&schedule).unwrap();
+        hashes.push(w.state_hash());
+    }
+    rec.record_hash(TICKS, w.state_hash()).unwrap();
+    (rec.finish().unwrap(), hashes)
+}
+
+#[test]
+fn a_recording_from_a_later_start_plays_from_its_start_keyframe() {
+    // 250 is not a multiple of the keyframe interval: the start keyframe
+    // is the start's own, the next ones fall on the interval.
+    let start = 250;
+    let (bytes, hashes) = record_from(start, KEYFRAMES);
+    let replay = Replay::parse(&bytes).unwrap();
+    assert_eq!(replay.format_version(), FORMAT_VERSION_V3);
+    assert_eq!(
+        (replay.start_tick(), replay.ticks(), replay.end_tick()),
+        (start, TICKS - start, TICKS)
+    );
+    let kf: Vec<u64> = replay.keyframes().map(|k| k.tick).collect();
+    assert_eq!(kf, [250, 256, 320, 384, 448, 512, 576]);
+    assert_eq!(replay.input(start - 1), None);
+    assert_eq!(replay.input(start), Some(&[input_at(start)][..]));
+    assert_eq!(replay.hash_at(start), Some(hashes[start as usize]));
+
+    // A fresh world (the game's registrations, tick 0): the player loads
+    // the start keyframe and reaches every later tick's straight-run hash.
+    let mut w = world();
+    let schedule = w.schedule_systems();
+    let mut player = ReplayPlayer::new(
+        Replay::parse(&bytes).unwrap(),
+        WorldTarget::new(&mut w, &schedule, apply),
+    )
+    .unwrap();
+    assert_eq!(player.tick(), start);
+    for tick in [599, 251, start, 300, 600] {
+        let report = player.seek(tick).unwrap();
+        assert!(report.divergence.is_none(), "{tick}: {report:?}");
+        assert_eq!(player.state_hash(), hashes[tick as usize], "{tick}");
+    }
+    // Before the start: out of range, named.
+    let e = player.seek(start - 1).unwrap_err();
+    assert_eq!((e.field(), e.value()), (Some("tick"), Some("249")));
+    assert!(e.to_string().contains("250..=600"), "{e}");
+
+    // verify on a world that holds the start state: every hash matches;
+    // on the world as set up (tick 0's state), the start tick diverges.
+    let mut w = world();
+    w.decode_snapshot(replay.start_keyframe().unwrap().bytes)
+        .unwrap();
+    let schedule = w.schedule_systems();
+    let v = replay::verify(&replay, &mut WorldTarget::new(&mut w, &schedule, apply)).unwrap();
+    assert!(v.divergence.is_none());
+    assert_eq!((v.ticks, v.verified_ticks), (TICKS - start, TICKS));
+    let mut w = world();
+    let schedule = w.schedule_systems();
+    let v = replay::verify(&replay, &mut WorldTarget::new(&mut w, &schedule, apply)).unwrap();
+    assert_eq!(v.divergence.map(|d| d.tick), Some(start));
+}
+
+#[test]
+fn a_later_start_without_its_keyframe_is_damage_and_cannot_be_played() {
+    let start = 100;
+    let (bytes, _) = record_from(start, 0);
+    let replay = Replay::parse(&bytes).unwrap();
+    assert_eq!(
+        replay.keyframes().map(|k| k.tick).collect::<Vec<_>>(),
+        [start]
+    );
+    // The keyframe record cut out: the records around it are intact, the
+    // first input is refused as damage naming the missing keyframe.
+    // The record starts 13 bytes (kind, tick, length) before its payload.
+    let at = keyframe_offset(&bytes, start) - 13;
+    let len = u32::from_le_bytes(bytes[at + 9..at + 13].try_into().unwrap()) as usize;
+    let mut cut = bytes[..at].to_vec();
+    cut.extend_from_slice(&bytes[at + 13 + len + 4..]);
+    let e = Replay::parse(&cut).unwrap_err();
+    assert_eq!(
+        (e.field(), e.value()),
+        (Some("keyframe_missing"), Some("100"))
+    );
+    let prefix = Replay::parse_prefix(&cut).unwrap();
+    assert_eq!(prefix.replay.ticks(), 0);
+
+    // The keyframe damaged: the file reads, the player refuses to start.
+    let mut bad = bytes.clone();
+    bad[at + 13 + len / 2] ^= 0x10;
+    let replay = Replay::parse(&bad).unwrap();
+    assert!(replay.start_keyframe().unwrap().damage.is_some());
+    let mut w = world();
+    let schedule = w.schedule_systems();
+    let e = ReplayPlayer::new(replay, WorldTarget::new(&mut w, &schedule, apply)).unwrap_err();
+    assert_eq!(e.id(), events::KEYFRAME_DAMAGED);
+    assert_eq!((e.field(), e.value()), (Some("keyframe"), Some("100")));
 }

@@ -506,6 +506,7 @@ impl<I: PlayerInput> NetDriver<I> {
                             if !snapshot.is_empty() {
                                 // This peer's state at the boundary was not
                                 // the host's: the host's replaces it.
+                                self.end_record_at_resync(tick);
                                 self.load_host_world(world, &snapshot, tick)?;
                                 if let Some(last) = self.confirmed.last_mut()
                                     && last.0 == tick
@@ -568,6 +569,7 @@ impl<I: PlayerInput> NetDriver<I> {
                     return Ok(Some(Advance::Synchronizing));
                 };
                 self.load_host_world(world, &snapshot, tick)?;
+                self.begin_joined_record(world);
                 // The boundary's state is final: the joiner's first
                 // confirmed tick.
                 self.next_confirmed = tick;

@@ -73,6 +73,7 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
             local_events,
             spectators: Vec::new(),
             recorder: None,
+            pending_record: None,
             last_inputs: vec![(u64::MAX, PlayerInputs::new(config.players)); save_slots + 1],
             record_buf: Vec::with_capacity(1 + MAX_PLAYERS * 64),
             save_slots,

@@ -106,7 +106,9 @@ pub fn first_difference(a: &Replay, b: &Replay) -> Result<Option<ReplayDifferenc
             .filter(|&k| k <= le && usable(a, k) && usable(b, k))
             .last()
     });
-    let input = (0..a.ticks().min(b.ticks())).find(|&t| a.input(t) != b.input(t));
+    // The ticks both recorded an input for (either may start later).
+    let both = a.start_tick().max(b.start_tick())..a.end_tick().min(b.end_tick());
+    let input = both.into_iter().find(|&t| a.input(t) != b.input(t));
     Ok(Some(ReplayDifference {
         tick,
         last_equal,

@@ -1,4 +1,4 @@
-//! The replay file format, version 2 (version 1 is still read): the
+//! The replay file format, versions 2 and 3 (version 1 is still read): the
 //! header ([`ReplayHeader`]) and the record framing. The byte layout is documented in
 //! the `laige_sim::replay` docs; this file is its single implementation.
 
@@ -9,10 +9,16 @@ use super::{CORRUPT, HEADER_INVALID, IDENTITY_MISMATCH, VERSION_UNSUPPORTED};
 
 /// The eight bytes every replay file starts with.
 pub const MAGIC: [u8; 8] = *b"LAIGERPL";
-/// The format version this build writes. It reads this one and
+/// The format version this build writes for a recording that starts at
+/// tick 0. It reads this one, [`FORMAT_VERSION_V3`] and
 /// [`FORMAT_VERSION_V1`] (a version-1 file has no keyframe interval in its
 /// header and no keyframe records).
 pub const FORMAT_VERSION: u16 = 2;
+/// The format version of a recording that starts at a later tick (a
+/// player who joined a running session): version 2 with the start tick in
+/// its header, and a keyframe of that tick before the first input. A
+/// recording from tick 0 is written as version 2, byte for byte as before.
+pub const FORMAT_VERSION_V3: u16 = 3;
 /// The first format version, still read: the version-2 header without its
 /// keyframe interval.
 pub const FORMAT_VERSION_V1: u16 = 1;
@@ -53,9 +59,9 @@ pub const MAX_REPLAY_BYTES: usize = 1 << 30;
 
 /// Longest possible header: magic (8), version (2), backend id (1 + 255),
 /// seed (8), config hash (8), hash interval (4), keyframe interval (4,
-/// version 2), engine version (1 + 255), CRC (4). The reader reads at most
-/// this much before the first record.
-pub(crate) const MAX_HEADER_BYTES: usize = 8 + 2 + 1 + 255 + 8 + 8 + 4 + 4 + 1 + 255 + 4;
+/// version 2), start tick (8, version 3), engine version (1 + 255), CRC
+/// (4). The reader reads at most this much before the first record.
+pub(crate) const MAX_HEADER_BYTES: usize = 8 + 2 + 1 + 255 + 8 + 8 + 4 + 4 + 8 + 1 + 255 + 4;
 
 /// Bytes of a record before its payload: kind (1), tick (8), length (4).
 pub(crate) const RECORD_PREFIX: usize = 13;
@@ -70,7 +76,8 @@ pub(crate) enum Kind {
     Input = 1,
     /// A state hash (payload: `u64` LE); `tick` is the completed tick count.
     Hash = 2,
-    /// The clean end of the recording; `tick` is the number of ticks.
+    /// The clean end of the recording; `tick` is the completed tick count
+    /// at the end (the number of ticks from a start at tick 0).
     End = 3,
     /// An encoded world snapshot (replay format 2); `tick` is the completed tick
     /// count it holds. Its CRC-32 covers the 13-byte prefix only: the
@@ -113,6 +120,12 @@ pub struct ReplayHeader {
     /// [`DEFAULT_KEYFRAME_INTERVAL`]). A seek starts from the nearest
     /// keyframe at or before its tick.
     pub keyframe_interval: u32,
+    /// The completed tick count the recording starts from (default 0: the
+    /// world as set up). A later start — a player who joined a running
+    /// session from the host's world — is a format-version-3 file whose
+    /// first records are the keyframe of this tick and its state hash:
+    /// playback loads that keyframe instead of setting the world up.
+    pub start_tick: u64,
     /// The engine version that recorded the run (1..=64 bytes of UTF-8;
     /// default [`ENGINE_VERSION`]).
     pub engine_version: String,
@@ -128,7 +141,19 @@ impl ReplayHeader {
             config_hash,
             hash_interval: DEFAULT_HASH_INTERVAL,
             keyframe_interval: DEFAULT_KEYFRAME_INTERVAL,
+            start_tick: 0,
             engine_version: ENGINE_VERSION.to_owned(),
+        }
+    }
+
+    /// The format version this header is written in: 2 from tick 0,
+    /// 3 from a later start tick.
+    #[must_use]
+    pub fn format_version(&self) -> u16 {
+        if self.start_tick == 0 {
+            FORMAT_VERSION
+        } else {
+            FORMAT_VERSION_V3
         }
     }
 
@@ -209,7 +234,7 @@ impl ReplayHeader {
     pub(crate) fn encode(&self, out: &mut Vec<u8>) {
         let start = out.len();
         out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&self.format_version().to_le_bytes());
         let id = self.backend.id().as_bytes();
         // Backend ids are short constants (< 32 bytes); the engine version
         // is validated to <= 64 bytes before encoding.
@@ -219,6 +244,9 @@ impl ReplayHeader {
         out.extend_from_slice(&self.config_hash.to_le_bytes());
         out.extend_from_slice(&self.hash_interval.to_le_bytes());
         out.extend_from_slice(&self.keyframe_interval.to_le_bytes());
+        if self.start_tick > 0 {
+            out.extend_from_slice(&self.start_tick.to_le_bytes());
+        }
         let v = self.engine_version.as_bytes();
         out.push(u8::try_from(v.len()).unwrap_or(u8::MAX));
         out.extend_from_slice(v);
@@ -303,14 +331,14 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(ReplayHeader, u16, usize)> 
         ));
     }
     let version = c.u16().ok_or_else(|| truncated(&c, "the version"))?;
-    if version != FORMAT_VERSION && version != FORMAT_VERSION_V1 {
+    if !(FORMAT_VERSION_V1..=FORMAT_VERSION_V3).contains(&version) {
         return Err(Error::new(ErrorCode::Corrupt, VERSION_UNSUPPORTED)
             .with_field("version")
             .with_value(version)
-            .with_accepted("1 or 2")
+            .with_accepted("1, 2 or 3")
             .with_detail(format!(
                 "byte offset 8: the file is replay format version {version}; this build \
-                 reads versions {FORMAT_VERSION_V1} and {FORMAT_VERSION}"
+                 reads versions {FORMAT_VERSION_V1} to {FORMAT_VERSION_V3}"
             )));
     }
     let id_len = c.u8().ok_or_else(|| truncated(&c, "the backend id"))?;
@@ -325,6 +353,11 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(ReplayHeader, u16, usize)> 
     } else {
         c.u32()
             .ok_or_else(|| truncated(&c, "the keyframe interval"))?
+    };
+    let start_tick = if version == FORMAT_VERSION_V3 {
+        c.u64().ok_or_else(|| truncated(&c, "the start tick"))?
+    } else {
+        0
     };
     let v_len = c.u8().ok_or_else(|| truncated(&c, "the engine version"))?;
     let version_bytes = c
@@ -370,8 +403,17 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(ReplayHeader, u16, usize)> 
         config_hash,
         hash_interval,
         keyframe_interval,
+        start_tick,
         engine_version,
     };
+    if version == FORMAT_VERSION_V3 && start_tick == 0 {
+        return Err(corrupt(
+            "start_tick",
+            0,
+            "a start tick >= 1 (version 3 holds a recording that starts after tick 0)",
+            "the header is not one a recorder writes".to_owned(),
+        ));
+    }
     header.validate().map_err(|e| {
         corrupt(
             "header",
@@ -414,6 +456,7 @@ mod tests {
             config_hash: 7,
             hash_interval: 60,
             keyframe_interval: 256,
+            start_tick: 0,
             engine_version: "0.1.0".to_owned(),
         };
         let mut out = Vec::new();
@@ -428,8 +471,42 @@ mod tests {
         assert_eq!(out.len(), 60);
         assert_eq!(&out[46..50], &256_u32.to_le_bytes());
         let (back, version, end) = decode_header(&out).unwrap();
-        assert_eq!((back, version), (h, 2));
+        assert_eq!((back, version), (h.clone(), 2));
         assert_eq!(end, out.len());
+
+        // A later start: version 3, the start tick after the keyframe
+        // interval, 8 bytes longer.
+        let late = ReplayHeader {
+            start_tick: 0x1122_3344_5566_7788,
+            ..h
+        };
+        let mut out3 = Vec::new();
+        late.encode(&mut out3);
+        assert_eq!(&out3[8..10], &[3, 0]);
+        assert_eq!(out3.len(), 68);
+        assert_eq!(&out3[50..58], &0x1122_3344_5566_7788_u64.to_le_bytes());
+        assert_eq!(out3[10..50], out[10..50]);
+        let (back, version, end) = decode_header(&out3).unwrap();
+        assert_eq!((back, version, end), (late, 3, 68));
+    }
+
+    #[test]
+    fn a_version_3_header_with_start_tick_0_is_refused() {
+        let mut out = Vec::new();
+        ReplayHeader::new(MathBackend::FixedPoint16_16, 1, 2).encode(&mut out);
+        // Rewrite it as version 3 with a zero start tick and a valid CRC.
+        let body_end = out.len() - 4;
+        let mut v3 = out[..8].to_vec();
+        v3.extend_from_slice(&3_u16.to_le_bytes());
+        // id len + id + seed + config + hash interval + keyframe interval
+        let fixed = 1 + usize::from(out[10]) + 8 + 8 + 4 + 4;
+        v3.extend_from_slice(&out[10..10 + fixed]);
+        v3.extend_from_slice(&0_u64.to_le_bytes());
+        v3.extend_from_slice(&out[10 + fixed..body_end]);
+        let crc = crc32(&v3);
+        v3.extend_from_slice(&crc.to_le_bytes());
+        let e = decode_header(&v3).unwrap_err();
+        assert_eq!((e.field(), e.value()), (Some("start_tick"), Some("0")));
     }
 
     #[test]

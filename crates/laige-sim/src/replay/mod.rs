@@ -42,11 +42,11 @@ use laige_core::{Error, ErrorCode, Result};
 pub use compare::{ReplayDifference, first_difference};
 pub use format::{
     DEFAULT_HASH_INTERVAL, DEFAULT_KEYFRAME_INTERVAL, ENGINE_VERSION, FORMAT_VERSION,
-    FORMAT_VERSION_V1, MAGIC, MAX_ENGINE_VERSION_BYTES, MAX_KEYFRAME_BYTES, MAX_PAYLOAD_BYTES,
-    MAX_REPLAY_BYTES, ReplayHeader,
+    FORMAT_VERSION_V1, FORMAT_VERSION_V3, MAGIC, MAX_ENGINE_VERSION_BYTES, MAX_KEYFRAME_BYTES,
+    MAX_PAYLOAD_BYTES, MAX_REPLAY_BYTES, ReplayHeader,
 };
 pub use reader::{Keyframe, Record, Replay, ReplayPrefix};
-pub use seek::{ReplayPlayer, SeekReport, SeekStart, SeekTarget};
+pub use seek::{ReplayPlayer, SeekReport, SeekStart, SeekTarget, load_start_keyframe};
 pub use verify::{
     Divergence, PrefixVerification, ReplayTarget, TornVerification, Verification, WorldTarget,
     verify, verify_prefix,

@@ -39,7 +39,8 @@ pub enum Record<'a> {
     },
     /// The clean end of the recording.
     End {
-        /// The number of ticks recorded.
+        /// The completed tick count at the end (the number of ticks
+        /// recorded, from a start at tick 0).
         ticks: u64,
     },
     /// A keyframe: the encoded world snapshot after `tick` completed ticks
@@ -263,13 +264,16 @@ impl Replay {
         let mut last_hash: Option<u64> = None;
         let mut last_keyframe: Option<u64> = None;
         let interval = u64::from(self.header.hash_interval);
+        let start_tick = self.header.start_tick;
         let mut prefix = [0_u8; RECORD_PREFIX];
         let mut crc_bytes = [0_u8; RECORD_CRC];
         loop {
             let n = self.records.len();
-            let ticks = self.inputs.len() as u64;
+            let first = self.inputs.is_empty();
+            // The completed tick count so far: the start plus the inputs.
+            let ticks = start_tick + self.inputs.len() as u64;
             let here = || {
-                let after = if ticks == 0 {
+                let after = if first {
                     "before the first tick's input".to_owned()
                 } else {
                     format!("after tick {}'s input", ticks - 1)
@@ -406,13 +410,14 @@ impl Replay {
             // `hash_interval` ticks (and after setup, tick 0). An input or
             // the end record where one is due but absent is damage.
             let expect_hash = || {
-                if ticks.is_multiple_of(interval) && last_hash != Some(ticks) {
+                let due = ticks.is_multiple_of(interval) || ticks == start_tick;
+                if due && last_hash != Some(ticks) {
                     Err(corrupt(
                         "hash_missing",
                         ticks,
                         format!(
                             "a state hash after every {interval} tick(s) (the header's \
-                             hash_interval) and after setup"
+                             hash_interval) and at the start"
                         ),
                         format!(
                             "{}: the state hash after {ticks} completed tick(s) is missing",
@@ -423,8 +428,28 @@ impl Replay {
                     Ok(())
                 }
             };
+            // A recording from a later start is played from its start
+            // tick's keyframe: it comes before the first input.
+            let expect_start_keyframe = || {
+                if start_tick > 0 && first && last_keyframe != Some(start_tick) {
+                    Err(corrupt(
+                        "keyframe_missing",
+                        start_tick,
+                        "the keyframe of the start tick before the first input",
+                        format!(
+                            "{}: a recording that starts at tick {start_tick} has no \
+                             state to play from",
+                            here()
+                        ),
+                    ))
+                } else {
+                    Ok(())
+                }
+            };
             let checked = match kind {
-                Kind::Input => expect_tick("tick").and_then(|()| expect_hash()),
+                Kind::Input => expect_tick("tick")
+                    .and_then(|()| expect_hash())
+                    .and_then(|()| expect_start_keyframe()),
                 Kind::Hash => expect_tick("hash_tick").and_then(|()| {
                     if last_hash == Some(tick) {
                         return Err(corrupt(
@@ -453,7 +478,7 @@ impl Replay {
                             here(),
                         ));
                     }
-                    expect_hash()
+                    expect_hash().and_then(|()| expect_start_keyframe())
                 }),
                 Kind::Keyframe => expect_tick("keyframe_tick").and_then(|()| {
                     if last_keyframe == Some(tick) {
@@ -513,8 +538,9 @@ impl Replay {
         &self.header
     }
 
-    /// The file's format version ([`FORMAT_VERSION`](super::FORMAT_VERSION)
-    /// or the older [`FORMAT_VERSION_V1`](super::FORMAT_VERSION_V1)).
+    /// The file's format version ([`FORMAT_VERSION`](super::FORMAT_VERSION),
+    /// [`FORMAT_VERSION_V3`](super::FORMAT_VERSION_V3) for a later start, or
+    /// the older [`FORMAT_VERSION_V1`](super::FORMAT_VERSION_V1)).
     #[must_use]
     pub fn format_version(&self) -> u16 {
         self.version
@@ -549,6 +575,28 @@ impl Replay {
         self.inputs.len() as u64
     }
 
+    /// The completed tick count the recording starts from: 0, or the
+    /// header's later start ([`ReplayHeader::start_tick`], a format-version-3
+    /// file whose playback loads that tick's keyframe).
+    #[must_use]
+    pub fn start_tick(&self) -> u64 {
+        self.header.start_tick
+    }
+
+    /// The completed tick count after the last recorded input
+    /// ([`start_tick`](Self::start_tick) + [`ticks`](Self::ticks)).
+    #[must_use]
+    pub fn end_tick(&self) -> u64 {
+        self.header.start_tick + self.ticks()
+    }
+
+    /// The keyframe of the start tick, which a recording from a later
+    /// start is played from (`None` for a start at tick 0 without one).
+    #[must_use]
+    pub fn start_keyframe(&self) -> Option<Keyframe<'_>> {
+        self.keyframes().find(|k| k.tick == self.header.start_tick)
+    }
+
     /// Whether the file ends with its end record (a finished recording).
     #[must_use]
     pub fn is_complete(&self) -> bool {
@@ -558,7 +606,8 @@ impl Replay {
     /// The input applied to `tick`, if recorded.
     #[must_use]
     pub fn input(&self, tick: u64) -> Option<&[u8]> {
-        let idx = *self.inputs.get(usize::try_from(tick).ok()?)?;
+        let at = tick.checked_sub(self.header.start_tick)?;
+        let idx = *self.inputs.get(usize::try_from(at).ok()?)?;
         self.payload(&self.records[idx])
     }
 
@@ -573,7 +622,11 @@ impl Replay {
                 super::TICK_OUT_OF_RANGE,
                 "tick",
                 tick,
-                format!("0..{} (the recorded ticks)", self.ticks()),
+                format!(
+                    "{}..{} (the recorded ticks)",
+                    self.start_tick(),
+                    self.end_tick()
+                ),
             )
         })?;
         I::decode(bytes)

@@ -187,7 +187,8 @@ impl fmt::Display for SeekReport {
 pub struct ReplayPlayer<T> {
     replay: Replay,
     target: T,
-    /// The target's state when it was handed over (tick 0).
+    /// The state playback falls back to: the target's when it was handed
+    /// over (tick 0), or a later start's keyframe.
     origin: Vec<u8>,
     /// Keyframes (by tick) that failed to load once, with why: never
     /// tried again.
@@ -197,16 +198,25 @@ pub struct ReplayPlayer<T> {
 impl<T: SeekTarget> ReplayPlayer<T> {
     /// A player of `replay` on `target`, which must be set up as the
     /// recording began (tick 0); its state is kept as the fallback start.
+    /// A recording from a later start ([`Replay::start_tick`]) loads its
+    /// start keyframe into the target instead (set up with the game's
+    /// registrations, at tick 0), and that state is the fallback.
     ///
     /// # Errors
     /// `replay/world_not_at_start` (InvalidState) for a target at another
-    /// tick; the target's [`SeekTarget::save_state`] error.
+    /// tick; `replay/keyframe_damaged` (Corrupt) for a later start whose
+    /// keyframe is damaged or does not load (the target's state is then
+    /// unspecified); the target's [`SeekTarget::save_state`] error.
     pub fn new(replay: Replay, mut target: T) -> Result<Self> {
         if target.tick() != 0 {
             return Err(Error::new(ErrorCode::InvalidState, WORLD_NOT_AT_START)
                 .with_field("world.tick")
                 .with_value(target.tick())
                 .with_accepted("0 (a target set up as the recording began)"));
+        }
+        let start = replay.start_tick();
+        if start > 0 {
+            load_start_keyframe(&replay, &mut target)?;
         }
         let mut origin = Vec::new();
         target.save_state(&mut origin)?;
@@ -247,8 +257,8 @@ impl<T: SeekTarget> ReplayPlayer<T> {
         self.target.state_hash()
     }
 
-    /// Goes to `tick` (a completed tick count, `0..=replay.ticks()`): see
-    /// the type's docs.
+    /// Goes to `tick` (a completed tick count,
+    /// `replay.start_tick()..=replay.end_tick()`): see the type's docs.
     ///
     /// # Errors
     /// `replay/tick_out_of_range` (InvalidArgument) past the recorded
@@ -256,13 +266,13 @@ impl<T: SeekTarget> ReplayPlayer<T> {
     /// target's error from a re-simulated tick (the target is then left
     /// at that tick).
     pub fn seek(&mut self, tick: u64) -> Result<SeekReport> {
-        let ticks = self.replay.ticks();
-        if tick > ticks {
+        let (first, last) = (self.replay.start_tick(), self.replay.end_tick());
+        if tick < first || tick > last {
             return Err(Error::invalid_argument(
                 TICK_OUT_OF_RANGE,
                 "tick",
                 tick,
-                format!("0..={ticks} (the recorded ticks)"),
+                format!("{first}..={last} (the recorded ticks)"),
             ));
         }
         let current = self.target.tick();
@@ -380,6 +390,40 @@ impl<T: SeekTarget> ReplayPlayer<T> {
     pub fn into_parts(self) -> (Replay, T) {
         (self.replay, self.target)
     }
+}
+
+/// Loads the keyframe a recording from a later start
+/// ([`Replay::start_tick`] > 0) is played from into `target` (what
+/// [`ReplayPlayer::new`] does; [`verify`](super::verify) needs it done
+/// first).
+///
+/// # Errors
+/// `replay/keyframe_damaged` (Corrupt, field `keyframe`, value the start
+/// tick) if it is missing, damaged, fails to load or holds another tick.
+pub fn load_start_keyframe<T: SeekTarget>(replay: &Replay, target: &mut T) -> Result<()> {
+    let start = replay.start_tick();
+    let damaged = |why: String| {
+        let e = Error::new(ErrorCode::Corrupt, super::KEYFRAME_DAMAGED)
+            .with_field("keyframe")
+            .with_value(start)
+            .with_accepted("the intact keyframe of the recording's start tick")
+            .with_detail(why);
+        crate::emit::report(&e);
+        e
+    };
+    let k = replay
+        .start_keyframe()
+        .ok_or_else(|| damaged("the recording holds no keyframe of its start tick".into()))?;
+    if let Some(e) = k.damage {
+        return Err(damaged(e.to_string()));
+    }
+    target
+        .load_state(k.bytes)
+        .map_err(|e| damaged(format!("loading it: {e}")))?;
+    if target.tick() != start {
+        return Err(damaged(format!("it holds tick {}", target.tick())));
+    }
+    Ok(())
 }
 
 impl<T> fmt::Debug for ReplayPlayer<T> {

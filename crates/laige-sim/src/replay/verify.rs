@@ -253,6 +253,10 @@ impl Verification {
 /// checkpoint; stops at the first divergence. Identity checks (backend,
 /// config) are the caller's, before setting the target up: see
 /// [`ReplayHeader::check_compatible`](super::ReplayHeader::check_compatible).
+/// A recording from a later start ([`Replay::start_tick`] > 0) is played
+/// on a target that holds its start state: load
+/// [`Replay::start_keyframe`] first (a [`ReplayPlayer`](super::ReplayPlayer)
+/// does it); a target in another state diverges at the start tick.
 ///
 /// # Errors
 /// * `replay/incomplete` (InvalidArgument) for the prefix of a torn or
@@ -294,7 +298,7 @@ pub fn verify_prefix<T: ReplayTarget>(
         )?)),
         Some(damage) if torn => Ok(PrefixVerification::Torn(TornVerification {
             verification: play(&prefix.replay, target)?,
-            torn_after_tick: prefix.replay.ticks(),
+            torn_after_tick: prefix.replay.end_tick(),
             damage,
         })),
         Some(damage) => Err(damage),

@@ -94,12 +94,13 @@ impl<W: Write> ReplayRecorder<W> {
     /// write fails.
     pub fn new(out: W, header: ReplayHeader) -> Result<Self> {
         header.validate()?;
+        let start = header.start_tick;
         let mut rec = Self {
             out,
             header,
             scratch: Vec::with_capacity(SCRATCH_BYTES),
             input_buf: Vec::with_capacity(SCRATCH_BYTES),
-            next_tick: 0,
+            next_tick: start,
             last_hash_tick: None,
             last_keyframe_tick: None,
             state: State::Open,
@@ -127,26 +128,29 @@ impl<W: Write> ReplayRecorder<W> {
         &self.out
     }
 
-    /// Whether a state hash is due after `completed` ticks: at tick 0 and
-    /// every `hash_interval` ticks, once each.
+    /// Whether a state hash is due after `completed` ticks: at the start
+    /// (tick 0, or the header's later `start_tick`) and every
+    /// `hash_interval` ticks, once each.
     #[must_use]
     pub fn wants_hash(&self, completed: u64) -> bool {
         self.state == State::Open
             && completed == self.next_tick
-            && completed.is_multiple_of(u64::from(self.header.hash_interval))
+            && (completed.is_multiple_of(u64::from(self.header.hash_interval))
+                || completed == self.header.start_tick)
             && self.last_hash_tick != Some(completed)
     }
 
     /// Whether a keyframe is due after `completed` ticks: at tick 0 and
-    /// every `keyframe_interval` ticks, once each; never with an interval
-    /// of 0.
+    /// every `keyframe_interval` ticks, once each (none with an interval
+    /// of 0); and always at a later start tick, which playback needs.
     #[must_use]
     pub fn wants_keyframe(&self, completed: u64) -> bool {
         let interval = u64::from(self.header.keyframe_interval);
+        let start = self.header.start_tick;
         self.state == State::Open
-            && interval > 0
             && completed == self.next_tick
-            && completed.is_multiple_of(interval)
+            && ((interval > 0 && completed.is_multiple_of(interval))
+                || (start > 0 && completed == start))
             && self.last_keyframe_tick != Some(completed)
     }
 
@@ -233,6 +237,9 @@ impl<W: Write> ReplayRecorder<W> {
     /// * `replay/tick_out_of_order` (InvalidArgument) unless `tick` is
     ///   [`next_tick`](Self::next_tick); nothing is written.
     /// * `replay/input_too_large` (InvalidArgument) for a payload over 1 MiB; nothing is written.
+    /// * `replay/tick_out_of_order` (InvalidState) in a recording from a
+    ///   later start ([`ReplayHeader::start_tick`]) before its start
+    ///   keyframe was recorded.
     /// * `replay/recorder_stopped` (InvalidState) after an earlier write
     ///   failure.
     /// * `replay/io_failed` (Io) if the write fails: the recorder stops
@@ -241,6 +248,7 @@ impl<W: Write> ReplayRecorder<W> {
     pub fn record_input_bytes(&mut self, tick: u64, input: &[u8]) -> Result<()> {
         self.check_open(tick)?;
         self.check_tick(tick, "tick", self.next_tick, "the next input tick")?;
+        self.check_start_keyframe(tick)?;
         check_len(input.len(), tick)?;
         self.scratch.clear();
         encode_record(&mut self.scratch, Kind::Input, tick, input);
@@ -295,6 +303,7 @@ impl<W: Write> ReplayRecorder<W> {
     pub fn finish(mut self) -> Result<W> {
         let ticks = self.next_tick;
         self.check_open(ticks)?;
+        self.check_start_keyframe(ticks)?;
         self.scratch.clear();
         encode_record(&mut self.scratch, Kind::End, ticks, &[]);
         self.flush_scratch(ticks, "writing the end record")?;
@@ -311,6 +320,22 @@ impl<W: Write> ReplayRecorder<W> {
                     "a write failed at tick {at}; the file holds the records before it"
                 ))),
         }
+    }
+
+    /// A recording from a later start holds its start tick's keyframe
+    /// before anything follows it (playback starts from it).
+    fn check_start_keyframe(&self, tick: u64) -> Result<()> {
+        let start = self.header.start_tick;
+        if start == 0 || self.last_keyframe_tick.is_some_and(|k| k >= start) {
+            return Ok(());
+        }
+        Err(Error::new(ErrorCode::InvalidState, TICK_OUT_OF_ORDER)
+            .with_field("tick")
+            .with_value(tick)
+            .with_accepted(format!(
+                "the keyframe of the start tick {start} first (record_keyframe)"
+            ))
+            .with_detail("a recording from a later start is played from that keyframe"))
     }
 
     fn check_tick(
