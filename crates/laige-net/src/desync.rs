@@ -28,10 +28,12 @@ pub(crate) fn report<A>(
     addr: &dyn Display,
     dump_prefix: Option<&str>,
 ) -> (NetEnd<A>, Option<String>) {
-    let differing = names.map(|s| differing_lines(s, local, remote));
+    // Every snapshot of the session has the same type lines: one list
+    // names the types and filters the dump.
+    let differing = snap.or(names).map(|s| differing_lines(s, local, remote));
     let mut report = describe(tick, (local, remote), addr, differing.as_deref());
     let dump = snap.map(|s| {
-        let lines = differing_lines(s, local, remote);
+        let lines = differing.as_deref().unwrap_or_default();
         s.dump_fields(|name, _| lines.contains(&name))
     });
     match (dump_prefix, &dump) {
