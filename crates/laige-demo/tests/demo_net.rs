@@ -625,8 +625,10 @@ fn an_open_host_takes_a_late_player_a_rejoin_and_a_late_spectator() {
         assert!(first >= 600, "{name} from {first}");
         // GGRS drops a killed player at the last input each peer got from
         // it; when the peers' frames differ, their states part until the
-        // leave's boundary, where the host's state replaces the other
-        // (a resync, in the report). From the rejoin on, all agree.
+        // leave's boundary, where the peers that held more of its input
+        // re-simulate without it and rewrite those ticks' hashes (a leave
+        // replay); only if that fails does the host's state replace the
+        // other's (a resync, in the report). From the rejoin on, all agree.
         let resynced = !outs[name].contains(" 0 resyncs,");
         for t in first..=*log.keys().next_back().unwrap() {
             let theirs = log.get(&t);

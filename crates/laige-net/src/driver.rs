@@ -101,8 +101,8 @@ impl fmt::Display for NetReport {
         if s.epochs > 0 {
             write!(
                 f,
-                "\nepochs:     {} ({} joins, {} rejoins, {} resyncs, {} snapshot bytes)",
-                s.epochs, s.joins, s.rejoins, s.resyncs, s.snapshot_bytes
+                "\nepochs:     {} ({} joins, {} rejoins, {} resyncs, {} leave replays, {} snapshot bytes)",
+                s.epochs, s.joins, s.rejoins, s.resyncs, s.leave_replays, s.snapshot_bytes
             )?;
         }
         if let Some((code, why)) = &self.end {

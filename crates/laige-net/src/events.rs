@@ -51,6 +51,12 @@ pub const EPOCH: EventId = EventId::new("net", "epoch");
 /// differed from the host's (fields `tick`, `peer`, `ours`, `theirs`); the
 /// host sends it its encoded world, which the member loads.
 pub const EPOCH_RESYNC: EventId = EventId::new("net", "epoch_resync");
+/// `net/epoch_leave_replay` (Info): at an epoch boundary this peer
+/// re-simulated from a kept confirmed state (fields `boundary`, `from`,
+/// `cut`) without a lost player's inputs after the tick the peers agreed
+/// on; (Warn) it could not (no kept state or inputs reach back to `cut`),
+/// and the host's world will replace its own.
+pub const EPOCH_LEAVE_REPLAY: EventId = EventId::new("net", "epoch_leave_replay");
 /// `net/datagram_dropped` (Warn, rate-limited): a received datagram was
 /// dropped before GGRS saw it; fields `reason` (`damaged`: its integrity
 /// tag did not verify; `unknown_peer`: it came from an address the session

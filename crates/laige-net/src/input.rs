@@ -135,6 +135,16 @@ impl<I: PlayerInput> PlayerInputs<I> {
         }
     }
 
+    /// Gives `seat` the default input and the status
+    /// [`InputStatus::Disconnected`] (a lost player's input after the
+    /// frame the survivors agreed on).
+    pub(crate) fn set_disconnected(&mut self, seat: usize) {
+        if seat < usize::from(self.players) {
+            self.inputs[seat] = I::default();
+            self.status[seat] = InputStatus::Disconnected;
+        }
+    }
+
     /// Gives every seat no handle has (`seat_of`) the default input and
     /// the status [`InputStatus::Disconnected`].
     pub(crate) fn mark_empty(&mut self, seat_of: &[usize]) {

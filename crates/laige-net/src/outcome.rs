@@ -99,6 +99,10 @@ pub struct NetStats {
     /// Epoch boundaries where a member's state differed from the host's
     /// and was replaced by it (counted by the host and by the member).
     pub resyncs: u64,
+    /// Epoch boundaries where this peer re-simulated from a kept
+    /// confirmed state to drop a lost player's inputs after the frame the
+    /// survivors agreed on (see `net.md`, exact leaves).
+    pub leave_replays: u64,
     /// Bytes of encoded world this peer sent or received for joins.
     pub snapshot_bytes: u64,
     /// Received datagrams dropped because their integrity tag did not

@@ -639,6 +639,7 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
         };
         // The effects of a tick are final with the state it made.
         world.confirm_effects(final_up_to.min(current));
+        self.keep_key(world, final_up_to.min(current));
         self.stats.max_prediction_depth = self
             .stats
             .max_prediction_depth

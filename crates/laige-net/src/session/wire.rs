@@ -44,8 +44,19 @@ pub(crate) enum Msg {
     /// The boundary of epoch `epoch`: every member runs to `tick` (no
     /// member is past it) and stops there.
     Commit { epoch: u32, tick: u64 },
-    /// A member's state at the boundary is final, with this hash.
-    Final { epoch: u32, hash: u64 },
+    /// A member's state at the boundary is final, with this hash; `cuts`
+    /// gives for each seat the first tick from which the member simulated
+    /// that seat's input as disconnected, through the boundary (the
+    /// boundary itself for a seat it never saw leave).
+    Final {
+        epoch: u32,
+        hash: u64,
+        cuts: Vec<u64>,
+    },
+    /// The members' `cuts` differed: every peer drops each seat's input
+    /// from `cuts` on (the least any peer reported) and re-simulates to
+    /// the boundary, then reports its state again.
+    Cut { epoch: u32, cuts: Vec<u64> },
     /// The next epoch begins at `tick`: the seats' addresses (the
     /// unspecified address stands for the host, as the receiver reaches
     /// it), the spectators, the receiver's own seat (`None`: a spectator),
@@ -101,10 +112,16 @@ impl Msg {
                 out.extend_from_slice(&current.to_le_bytes());
                 out.extend_from_slice(&udp_port.to_le_bytes());
             }
-            Self::Final { epoch, hash } => {
+            Self::Final { epoch, hash, cuts } => {
                 out.push(4);
                 out.extend_from_slice(&epoch.to_le_bytes());
                 out.extend_from_slice(&hash.to_le_bytes());
+                put_cuts(out, cuts);
+            }
+            Self::Cut { epoch, cuts } => {
+                out.push(8);
+                out.extend_from_slice(&epoch.to_le_bytes());
+                put_cuts(out, cuts);
             }
             Self::Go {
                 epoch,
@@ -172,6 +189,11 @@ impl Msg {
             4 => Self::Final {
                 epoch: r.u32()?,
                 hash: r.u64()?,
+                cuts: r.cuts()?,
+            },
+            8 => Self::Cut {
+                epoch: r.u32()?,
+                cuts: r.cuts()?,
             },
             5 => {
                 let epoch = r.u32()?;
@@ -216,6 +238,14 @@ impl Msg {
     }
 }
 
+/// A seat count (`u8`), then each seat's tick (`u64`).
+fn put_cuts(out: &mut Vec<u8>, cuts: &[u64]) {
+    out.push(u8::try_from(cuts.len()).unwrap_or(u8::MAX));
+    for cut in cuts.iter().take(usize::from(u8::MAX)) {
+        out.extend_from_slice(&cut.to_le_bytes());
+    }
+}
+
 fn put_addr(out: &mut Vec<u8>, addr: Option<SocketAddr>) {
     match addr {
         None => out.push(0),
@@ -256,6 +286,16 @@ impl Reader<'_> {
     }
     fn u64(&mut self) -> Result<u64> {
         Ok(u64::from_le_bytes(self.take()?))
+    }
+    fn cuts(&mut self) -> Result<Vec<u64>> {
+        let n = usize::from(self.u8()?);
+        if n > crate::MAX_PLAYERS {
+            return Err(malformed(format!(
+                "{n} seats' cuts; at most {} are accepted",
+                crate::MAX_PLAYERS
+            )));
+        }
+        (0..n).map(|_| self.u64()).collect()
     }
     fn addr(&mut self) -> Result<Option<SocketAddr>> {
         let ip = match self.u8()? {
@@ -421,6 +461,11 @@ mod tests {
             Msg::Final {
                 epoch: 3,
                 hash: 0xdead_beef,
+                cuts: vec![600, 581, 600],
+            },
+            Msg::Cut {
+                epoch: 3,
+                cuts: vec![600, 577],
             },
             Msg::Go {
                 epoch: 3,

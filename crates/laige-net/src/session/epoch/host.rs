@@ -31,6 +31,9 @@ pub(super) struct Peer {
     /// member's from its ack).
     pub(super) next_port: Option<u16>,
     pub(super) final_hash: Option<u64>,
+    /// With `final_hash`: from which tick the member simulated each
+    /// seat's input as disconnected (see `Msg::Final`).
+    pub(super) cuts: Vec<u64>,
     /// The tick a member stopped at for the change under way.
     pub(super) stopped_at: Option<u64>,
     /// Its link failed or it misbehaved (dropped after the change under
@@ -54,6 +57,9 @@ pub(super) struct Change {
     enter: Option<(usize, Option<usize>)>,
     input_delay: usize,
     acked: bool,
+    /// The peers' cuts were compared (and, where they differed, the
+    /// agreed ones sent).
+    cut: bool,
 }
 
 /// What a change does: who enters (peer index; seat for a player), which
@@ -149,6 +155,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 enter,
                 input_delay,
                 acked: false,
+                cut: false,
             });
         }
         let Some(change) = slot else {
@@ -183,12 +190,42 @@ impl<I: PlayerInput> NetDriver<I> {
         if e.final_hash.is_none() {
             e.final_hash = self.finalize(world, schedule)?;
         }
-        let Some(hash) = e.final_hash else {
+        if e.final_hash.is_none() {
             return Ok(Some(Advance::Waiting));
-        };
+        }
         if peers.iter().any(|p| p.member() && p.final_hash.is_none()) {
             return Ok(Some(Advance::Waiting));
         }
+        if !change.cut {
+            // A lost player's input ends, for every peer, at the least
+            // tick any peer dropped it from: a peer that simulated more of
+            // it re-simulates from a kept confirmed state without it.
+            change.cut = true;
+            let mine = self.leave_cuts(change.tick);
+            let mut agreed = mine.clone();
+            for p in peers.iter().filter(|p| p.member()) {
+                for (a, c) in agreed.iter_mut().zip(&p.cuts) {
+                    *a = (*a).min(*c);
+                }
+            }
+            if peers.iter().any(|p| p.member() && p.cuts != agreed) || mine != agreed {
+                for p in peers.iter_mut().filter(|p| p.member()) {
+                    p.final_hash = None;
+                    p.link.send(&Msg::Cut {
+                        epoch: change.epoch,
+                        cuts: agreed.clone(),
+                    })?;
+                }
+                if mine != agreed {
+                    let replayed = self.replay_cut(&mut e.keys, world, schedule, &agreed)?;
+                    e.final_hash = Some(replayed);
+                }
+                return Ok(Some(Advance::Waiting));
+            }
+        }
+        let Some(hash) = e.final_hash else {
+            return Ok(Some(Advance::Waiting));
+        };
         // A member whose state at the boundary differs from the host's gets
         // the host's (GGRS's disconnect handling can leave peers apart: each
         // drops a lost player at the last input it received from it, and
@@ -291,6 +328,7 @@ impl<I: PlayerInput> NetDriver<I> {
             key: e.key,
         };
         self.begin_epoch(world, start, &mut e.next)?;
+        e.keys.keep_boundary(world);
         e.stop_at = None;
         e.final_hash = None;
         Ok(Some(Advance::Waiting))
@@ -333,7 +371,10 @@ pub(super) fn host_message(
             peer.next_port = Some(udp_port);
             peer.stopped_at = Some(current);
         }
-        Msg::Final { epoch, hash } if epoch == pending => peer.final_hash = Some(hash),
+        Msg::Final { epoch, hash, cuts } if epoch == pending => {
+            peer.final_hash = Some(hash);
+            peer.cuts = cuts;
+        }
         other => {
             return Err(epoch_failed(format!(
                 "unexpected control message from {} (epoch {pending}, boundary {stop_at:?}): {other:?}",
@@ -354,6 +395,7 @@ pub(super) fn new_peer(link: Link) -> Peer {
         wants: None,
         next_port: None,
         final_hash: None,
+        cuts: Vec::new(),
         stopped_at: None,
         gone: false,
     }
