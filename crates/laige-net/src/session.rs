@@ -236,11 +236,13 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
         }
     }
 
-    /// Ends the session record at a resync: this peer's state at the
-    /// boundary was replaced by the host's, which its recorded inputs do
-    /// not lead to; the record (verifiable up to the boundary) is
-    /// finished, with a `net/record_failed` warning naming the tick.
-    pub(crate) fn end_record_at_resync(&mut self, tick: u64) {
+    /// Ends the session record where this peer's confirmed past is
+    /// rewritten at a boundary (the host's world replacing its own, a
+    /// resync; or a re-simulation without a lost player's late inputs):
+    /// its recorded inputs no longer lead to its state. The record,
+    /// verifiable as written, is finished, with a `net/record_failed`
+    /// warning naming the tick.
+    pub(crate) fn end_record_at_rewrite(&mut self, tick: u64) {
         if self.recorder.is_none() {
             return;
         }
@@ -248,7 +250,7 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
             Warn,
             events::RECORD_FAILED,
             tick,
-            detail = "the session record ends here: this peer's state was replaced by the host's (a resync)"
+            detail = "the session record ends here: this peer's confirmed past was rewritten at an epoch boundary"
         );
         let _ = self.finish_record();
     }
@@ -450,6 +452,27 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
     }
 
     fn add_input_and_advance(
+        &mut self,
+    ) -> std::result::Result<Vec<GgrsRequest<GgrsConfig<I, A>>>, GgrsError> {
+        // GGRS asserts its own invariants by panicking (one a network can
+        // reach: survivors whose last frames of a lost player differ by
+        // more than the prediction window make it roll back out of it).
+        // The session ends on it with an error instead; the GGRS session
+        // is not used again.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.advance_ggrs()))
+            .unwrap_or_else(|payload| {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(GgrsError::InvalidRequest {
+                    info: format!("GGRS panicked while advancing: {what}"),
+                })
+            })
+    }
+
+    fn advance_ggrs(
         &mut self,
     ) -> std::result::Result<Vec<GgrsRequest<GgrsConfig<I, A>>>, GgrsError> {
         let input = self.local_input;

@@ -208,6 +208,8 @@ pub(crate) struct EffectLog<E> {
     /// Whether a session confirms ticks ([`World::predict_effects`](crate::World::predict_effects));
     /// otherwise each tick is final when it completes.
     predicting: bool,
+    /// Ticks re-run that were final already: nothing is handed over.
+    muted: bool,
     stats: EffectStats,
 }
 
@@ -224,6 +226,7 @@ impl<E: Copy + PartialEq + Send + 'static> EffectLog<E> {
             first_seq: 0,
             final_below: 0,
             predicting: false,
+            muted: false,
             stats: EffectStats::default(),
             config,
         }
@@ -260,8 +263,15 @@ impl<E: Copy + PartialEq + Send + 'static> EffectLog<E> {
     /// The tick `tick` completed: reconcile its effects with its earlier
     /// simulation's and hand over what changed.
     fn end_tick(&mut self, tick: u64) {
-        let at = self.records.iter().position(|r| r.tick == tick);
         let final_now = !self.predicting || tick < self.final_below;
+        if self.muted {
+            self.current.clear();
+            if final_now {
+                self.confirm(tick + 1);
+            }
+            return;
+        }
+        let at = self.records.iter().position(|r| r.tick == tick);
         if let Some(i) = at {
             let mut old = std::mem::take(&mut self.records[i].effects);
             self.matched.clear();
@@ -360,6 +370,7 @@ pub(crate) struct EffectHooks {
     pub(crate) abort_tick: fn(&mut Resources),
     pub(crate) confirm: fn(&mut Resources, u64),
     pub(crate) predict: fn(&mut Resources, bool),
+    pub(crate) mute: fn(&mut Resources, bool),
 }
 
 impl EffectHooks {
@@ -384,6 +395,11 @@ impl EffectHooks {
             predict: |r, on| {
                 if let Ok(log) = r.get_mut::<EffectLog<E>>() {
                     log.predicting = on;
+                }
+            },
+            mute: |r, on| {
+                if let Ok(log) = r.get_mut::<EffectLog<E>>() {
+                    log.muted = on;
                 }
             },
         }
@@ -496,6 +512,17 @@ impl crate::World {
     pub fn predict_effects(&mut self, on: bool) {
         for h in &self.effect_hooks {
             (h.predict)(&mut self.resources, on);
+        }
+    }
+
+    /// Whether the ticks run from now on re-run ticks that were final
+    /// already (a session re-simulating its confirmed past, when peers
+    /// settle on a lost player's last input): their effects are not
+    /// handed over (presentation does not replay the past), and nothing
+    /// is counted. Off again, effects flow as before.
+    pub fn mute_effects(&mut self, on: bool) {
+        for h in &self.effect_hooks {
+            (h.mute)(&mut self.resources, on);
         }
     }
 

@@ -259,3 +259,40 @@ fn limits_drop_and_count_and_bad_use_is_a_clear_error() {
     assert_eq!(err.id(), events::EFFECTS_NOT_ENABLED);
     assert!(err.to_string().contains("Fx"), "{err}");
 }
+
+#[test]
+fn ticks_re_run_after_they_were_final_hand_nothing_over_while_muted() {
+    let (mut world, schedule) = game(EffectConfig::default());
+    world.predict_effects(true);
+    let mut ring = SnapshotRing::new(&world, 1).unwrap();
+    run(&mut world, &schedule, 2, |_| 0);
+    ring.save(0, &world).unwrap();
+    run(&mut world, &schedule, 8, |_| 0);
+    world.confirm_effects(10);
+    // Hit on 0, 3, 6, 9: predicted, then confirmed.
+    assert_eq!(drain(&mut world).len(), 2 * 4);
+    // The final past re-run with other inputs (a session settling on a
+    // lost player's last input): muted, nothing is handed over, not even
+    // the Twists the new inputs emit, and nothing is counted.
+    let before = world.effect_stats::<Fx>().unwrap();
+    ring.load(0, &mut world).unwrap();
+    world.mute_effects(true);
+    run(&mut world, &schedule, 8, |_| 1);
+    world.mute_effects(false);
+    assert_eq!(world.tick(), 10);
+    assert!(drain(&mut world).is_empty());
+    assert_eq!(world.effect_stats::<Fx>().unwrap(), before);
+    // Unmuted, the next ticks flow as before: predicted, then confirmed.
+    run(&mut world, &schedule, 3, |_| 1);
+    assert_eq!(
+        drain(&mut world),
+        [
+            ev(10, Fx::Twist, EffectKind::Predicted),
+            ev(11, Fx::Twist, EffectKind::Predicted),
+            ev(12, Fx::Hit(12), EffectKind::Predicted),
+            ev(12, Fx::Twist, EffectKind::Predicted),
+        ]
+    );
+    world.confirm_effects(13);
+    assert_eq!(drain(&mut world).len(), 4);
+}

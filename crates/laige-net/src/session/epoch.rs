@@ -643,7 +643,7 @@ impl<I: PlayerInput> NetDriver<I> {
                             if !snapshot.is_empty() {
                                 // This peer's state at the boundary was not
                                 // the host's: the host's replaces it.
-                                self.end_record_at_resync(tick);
+                                self.end_record_at_rewrite(tick);
                                 self.load_host_world(world, &snapshot, tick)?;
                                 if let Some(last) = self.confirmed.last_mut()
                                     && last.0 == tick
@@ -1026,6 +1026,9 @@ impl<I: PlayerInput> NetDriver<I> {
             return Ok(world.state_hash());
         };
         let start = *start;
+        // The ticks re-run were final: a record of them ends here, and
+        // their effects were handed over when they first ran.
+        self.end_record_at_rewrite(boundary);
         world.decode_snapshot(bytes)?;
         if world.tick() != start {
             return Err(epoch_failed(format!(
@@ -1035,6 +1038,34 @@ impl<I: PlayerInput> NetDriver<I> {
         }
         self.inputs_entity = inputs_entity::<I>(world)
             .ok_or_else(|| epoch_failed("a kept state has no player inputs".into()))?;
+        world.mute_effects(true);
+        let replayed = self.replay_ticks(world, schedule, (start, from, boundary), agreed);
+        world.mute_effects(false);
+        replayed?;
+        keys.forget_after(from);
+        self.stats.leave_replays += 1;
+        event!(
+            Info,
+            events::EPOCH_LEAVE_REPLAY,
+            boundary,
+            from = start,
+            cut = from
+        );
+        Ok(world.state_hash())
+    }
+
+    /// Runs ticks `start..boundary` with their logged inputs, each seat's
+    /// disconnected from its `agreed` cut on; rewrites the confirmed
+    /// hashes from `from` on.
+    fn replay_ticks(
+        &mut self,
+        world: &mut World,
+        schedule: &SystemSchedule,
+        (start, from, boundary): (u64, u64, u64),
+        agreed: &[u64],
+    ) -> Result<()> {
+        let n = self.last_inputs.len() as u64;
+        let at = |t: u64| usize::try_from(t % n).unwrap_or(0);
         for t in start..boundary {
             let (_, inputs) = &mut self.last_inputs[at(t)];
             for (seat, &cut) in agreed.iter().enumerate() {
@@ -1054,16 +1085,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 }
             }
         }
-        keys.forget_after(from);
-        self.stats.leave_replays += 1;
-        event!(
-            Info,
-            events::EPOCH_LEAVE_REPLAY,
-            boundary,
-            from = start,
-            cut = from
-        );
-        Ok(world.state_hash())
+        Ok(())
     }
 }
 
