@@ -581,12 +581,14 @@ fn an_open_host_takes_a_late_player_a_rejoin_and_a_late_spectator() {
         "the record starts at the late player's first confirmed tick"
     );
     assert!(replay.ticks() >= 100, "{} ticks", replay.ticks());
-    // A peer whose state the host replaced at a boundary (a resync) ends
-    // its record there, with its own state's hash: the log holds the
-    // host's.
-    let resynced = !outs["late"].contains(" 0 resyncs,");
+    // A peer whose confirmed past is rewritten at the leave's boundary (a
+    // leave replay: it held more of the killed player's input than the
+    // host) ends its record there, with the hashes it first confirmed;
+    // its log holds the rewritten ones from the cut on (after the kill,
+    // at host tick 900 or later).
+    let rewritten = !outs["late"].contains(" 0 leave replays,");
     for (t, h) in replay.checkpoints() {
-        if resynced && t == replay.end_tick() {
+        if rewritten && t >= 850 {
             continue;
         }
         assert_eq!(
@@ -595,9 +597,13 @@ fn an_open_host_takes_a_late_player_a_rejoin_and_a_late_spectator() {
             "late record, tick {t}"
         );
     }
-    if !resynced {
-        assert_eq!(replay.end_tick(), *late_log.keys().next_back().unwrap());
-    }
+    let last = *late_log.keys().next_back().unwrap();
+    assert_eq!(
+        replay.end_tick() < last,
+        rewritten,
+        "the record ends at {} of {last}",
+        replay.end_tick()
+    );
     let (code, out, err) = run(&[
         "--config",
         &scratch.config(),
@@ -628,16 +634,20 @@ fn an_open_host_takes_a_late_player_a_rejoin_and_a_late_spectator() {
         // leave's boundary, where the peers that held more of its input
         // re-simulate without it and rewrite those ticks' hashes (a leave
         // replay); only if that fails does the host's state replace the
-        // other's (a resync, in the report). From the rejoin on, all agree.
-        let resynced = !outs[name].contains(" 0 resyncs,");
+        // other's (a resync, in the report): none here, so every tick
+        // agrees.
+        assert!(
+            outs[name].contains(" 0 resyncs,"),
+            "{name} was resynced:\n{}",
+            outs[name]
+        );
         for t in first..=*log.keys().next_back().unwrap() {
             let theirs = log.get(&t);
             assert!(theirs.is_some(), "{name}: tick {t} missing");
-            if let Some(ours) = host_log.get(&t)
-                && theirs != Some(ours)
-            {
-                assert!(
-                    resynced && t < rejoined_from,
+            if let Some(ours) = host_log.get(&t) {
+                assert_eq!(
+                    theirs,
+                    Some(ours),
                     "{name}: tick {t} differs (rejoin at {rejoined_from}):\n{}",
                     outs[name]
                 );
