@@ -28,12 +28,14 @@ use crate::transport::PeerAddr;
 mod epoch;
 mod start;
 
-/// The compared ticks (multiples of [`DESYNC_INTERVAL`]) whose last save a
-/// P2P session keeps a copy of, after its save slots: a desync found after
-/// the save slots moved past its tick (a slow peer, a late checksum report:
-/// up to `HELD_COMPARED * DESYNC_INTERVAL` ticks) still has the tick's
-/// snapshot to dump. One copy per compared tick's save (the state hash is
-/// the save's, not computed again).
+/// The held slots of a P2P session, after its save slots and the scratch
+/// slot: each compared tick (a multiple of [`DESYNC_INTERVAL`]) is saved
+/// into one of them instead of its save slot, round robin, and GGRS loads
+/// it from there. A held slot keeps its tick for
+/// `HELD_COMPARED * DESYNC_INTERVAL` ticks (32: longer than the save slots
+/// keep theirs, at most 18), so a desync found after the save slots moved
+/// past its tick (a slow peer, a late checksum report) still has the
+/// tick's snapshot to dump. One save per compared tick, no copy.
 const HELD_COMPARED: usize = 4;
 mod wire;
 
@@ -504,7 +506,7 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
         match request {
             GgrsRequest::SaveGameState { cell, frame } => {
                 let tick = self.base + frame_tick(frame);
-                let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
+                let slot = self.slot_of(tick);
                 let sync_test = matches!(self.kind, Kind::SyncTest { .. });
                 let resave = sync_test
                     && self
@@ -532,11 +534,6 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
                 } else {
                     self.save(slot, world, compared || self.keeps_hashes())?
                 };
-                if let (false, true, Some(hash)) = (sync_test, compared, hash) {
-                    self.ring
-                        .save_with_hash(self.held_slot(tick), world, hash)
-                        .map_err(NetEnd::SystemFailed)?;
-                }
                 let checksum = match (compared, hash, self.ring.get(slot)) {
                     (true, Some(hash), Ok(snap)) => Some(checksum(hash, snap)),
                     _ => None,
@@ -674,7 +671,7 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
             .next_confirmed
             .max(final_up_to.saturating_sub(self.save_slots as u64 - 1));
         while tick <= final_up_to.min(current) {
-            let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
+            let slot = self.slot_of(tick);
             if tick == current {
                 let hash = world.state_hash();
                 self.log_confirmed(tick, hash);
@@ -689,27 +686,29 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
         }
     }
 
-    /// The ring slot holding the copy of compared tick `tick`'s last save
-    /// (see [`HELD_COMPARED`]).
-    fn held_slot(&self, tick: u64) -> usize {
-        let nth = usize::try_from(tick / u64::from(DESYNC_INTERVAL)).unwrap_or(0);
-        self.save_slots + 1 + nth % HELD_COMPARED
+    /// The ring slot tick `tick` is saved into, and loaded from: a P2P
+    /// session's compared ticks go to the held slots (see
+    /// [`HELD_COMPARED`]), every other tick to save slot
+    /// `tick % save_slots`.
+    fn slot_of(&self, tick: u64) -> usize {
+        let held = matches!(self.kind, Kind::P2P { .. })
+            && tick.is_multiple_of(u64::from(DESYNC_INTERVAL));
+        if held {
+            let nth = usize::try_from(tick / u64::from(DESYNC_INTERVAL)).unwrap_or(0);
+            self.save_slots + 1 + nth % HELD_COMPARED
+        } else {
+            usize::try_from(tick).unwrap_or(0) % self.save_slots
+        }
     }
 
     /// A P2P desync at `tick` (see [`desync::report`]): the tick's snapshot
-    /// from its save slot, or its held copy once the save slots moved on.
+    /// from its slot, while that still holds it.
     #[cold]
     fn p2p_desync(&mut self, tick: u64, local: u128, remote: u128, addr: A) -> NetEnd<A> {
-        let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
         let of_tick = |s: &&WorldSnapshot| s.is_filled() && s.tick() == tick;
-        let snap = self
-            .ring
-            .get(slot)
-            .ok()
-            .filter(of_tick)
-            .or_else(|| self.ring.get(self.held_slot(tick)).ok().filter(of_tick));
+        let snap = self.ring.get(self.slot_of(tick)).ok().filter(of_tick);
         // The type lines' names are the same in every snapshot of the ring.
-        let names = (0..self.save_slots)
+        let names = (0..self.ring.len())
             .filter_map(|slot| self.ring.get(slot).ok())
             .find(|s| s.is_filled());
         let (end, dump) = desync::report(

@@ -343,7 +343,7 @@ fn p2p_desync_is_detected_late_in_a_faulty_session() {
             NetEnd::Desync { tick, report } => {
                 assert_eq!(*tick, compared_tick(602), "{report}");
                 // Found late or not, the tick's snapshot is dumped (from
-                // its save slot or its held copy).
+                // its held slot, which outlives the save slots).
                 let dump = r.desync_dump.as_ref().map(|d| d.0);
                 assert_eq!(dump, Some(*tick), "{report}");
                 desyncs += 1;
