@@ -922,6 +922,7 @@ impl<I: PlayerInput, A: crate::transport::PeerAddr> NetDriver<I, A> {
     /// keeps its state when one is due, in sessions with epochs and three
     /// players or more.
     pub(super) fn keep_key(&mut self, world: &World, tick: u64) {
+        let slot = self.slot_of(tick);
         let Some(e) = self.epochs.as_deref_mut() else {
             return;
         };
@@ -931,7 +932,6 @@ impl<I: PlayerInput, A: crate::transport::PeerAddr> NetDriver<I, A> {
         let kept = if tick == world.tick() {
             e.keys.keep_world(world)
         } else {
-            let slot = usize::try_from(tick).unwrap_or(0) % self.save_slots;
             match self.ring.get(slot) {
                 Ok(s) if s.is_filled() && s.tick() == tick => {
                     let ring = &self.ring;
