@@ -6,9 +6,12 @@
 //! step to step while the same features touch, which is what warm starting
 //! matches on.
 
-use laige_core::{SimScalar, Vec2};
+use std::any::Any;
+
+use laige_core::{Fpx16_16, SimScalar, Vec2};
 
 use crate::rot::{Transform, left_perp};
+use crate::row_math::settle;
 use crate::shape::{Shape, ShapeKind};
 
 /// A contact point as the narrowphase finds it.
@@ -220,7 +223,55 @@ fn collide_polygon_circle<S: SimScalar>(
 
 /// The largest separation of `b`'s vertices along one of `a`'s normals,
 /// and that normal's edge.
+///
+/// Q16.16 takes [`max_separation_q16`] (chosen by type, decided at
+/// compile time); binary32 the scalar operators below.
 fn max_separation<S: SimScalar>(a: &Shape<S>, b: &Shape<S>) -> (usize, S) {
+    let (qa, qb): (&dyn Any, &dyn Any) = (a, b);
+    if let (Some(qa), Some(qb)) = (
+        qa.downcast_ref::<Shape<Fpx16_16>>(),
+        qb.downcast_ref::<Shape<Fpx16_16>>(),
+    ) {
+        let (best, max) = max_separation_q16(qa, qb);
+        let max: &dyn Any = &max;
+        if let Some(&max) = max.downcast_ref::<S>() {
+            return (best, max);
+        }
+    }
+    max_separation_scalar(a, b)
+}
+
+/// [`max_separation`] on Q16.16: every `n·(v − v1)` exact in `i64`
+/// (`n·v − n·v1` from the raw values, Q32.32: a unit normal's raw
+/// components are at most 2¹⁶, so with any coordinates every sum stays
+/// below 2⁵⁰), compared exactly,
+/// and only the result rounded (to nearest, ties to even) and saturated:
+/// rounding is monotonic, so the minimum and maximum commute with it.
+fn max_separation_q16(a: &Shape<Fpx16_16>, b: &Shape<Fpx16_16>) -> (usize, Fpx16_16) {
+    let w = |x: Fpx16_16| i64::from(x.to_raw());
+    let verts = &b.vertices[..b.count as usize];
+    let mut best = 0;
+    let mut max = i64::MIN;
+    for (i, (n, v1)) in a.normals[..a.count as usize]
+        .iter()
+        .zip(&a.vertices)
+        .enumerate()
+    {
+        let (nx, ny) = (w(n.x), w(n.y));
+        let base = nx * w(v1.x) + ny * w(v1.y);
+        let mut si = i64::MAX;
+        for v in verts {
+            si = si.min(nx * w(v.x) + ny * w(v.y) - base);
+        }
+        if si > max {
+            max = si;
+            best = i;
+        }
+    }
+    (best, settle(max))
+}
+
+fn max_separation_scalar<S: SimScalar>(a: &Shape<S>, b: &Shape<S>) -> (usize, S) {
     let mut best = 0;
     let mut max = S::from_i32(-32767);
     for i in 0..a.count as usize {
