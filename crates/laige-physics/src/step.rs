@@ -14,7 +14,7 @@ use crate::body::{BodyKind, Collider, Colliders, RigidBody};
 use crate::events::RANGE_CLAMPED;
 use crate::joint::{Joint, JointEntry};
 use crate::limits::{MAX_SPIN, WORLD_HALF_EXTENT};
-use crate::manifold::{collide_within, speculative_distance};
+use crate::manifold::{NarrowConsts, collide_within, speculative_distance};
 use crate::shape::Aabb;
 use crate::solver::{self, Constraint, SolverBody};
 use crate::state::{Contact, ContactPoint, PhysicsEvent, PhysicsEventKind, PhysicsState};
@@ -267,6 +267,8 @@ fn active<S: SimScalar>(b: &BodyEntry<S>) -> bool {
 /// The narrowphase over the sorted pairs, merged against the sorted cache.
 fn update_contacts<S: SimScalar>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScratch<S>) {
     let dt = state.config.dt;
+    let narrow = NarrowConsts::new();
+    let spec_base = speculative_distance::<S>();
     state.events.clear();
     scratch.contacts.clear();
     scratch.contact_bodies.clear();
@@ -305,13 +307,14 @@ fn update_contacts<S: SimScalar>(state: &mut PhysicsState<S>, scratch: &mut Phys
                 // Speculative contacts as far as the pair can close in a
                 // step: a fast body stops at a thin wall, never skips it.
                 let rel = (bb.body.linear_velocity - ba.body.linear_velocity).abs();
-                let spec = speculative_distance::<S>() + (rel.x + rel.y) * dt;
+                let spec = spec_base + (rel.x + rel.y) * dt;
                 let m = collide_within(
                     &ca.shape,
                     ba.body.transform(),
                     &cb.shape,
                     bb.body.transform(),
                     spec,
+                    &narrow,
                 );
                 let mut c = Contact {
                     body_a: pair.key.0,
