@@ -6,9 +6,12 @@
 //! step to step while the same features touch, which is what warm starting
 //! matches on.
 
-use laige_core::{SimScalar, Vec2};
+use std::any::Any;
+
+use laige_core::{Fpx16_16, SimScalar, Vec2};
 
 use crate::rot::{Transform, left_perp};
+use crate::row_math::settle;
 use crate::shape::{Shape, ShapeKind};
 
 /// A contact point as the narrowphase finds it.
@@ -76,6 +79,28 @@ pub(crate) fn speculative_distance<S: SimScalar>() -> S {
     S::from_ratio(1, 50)
 }
 
+/// The narrowphase's constants, made once per step (each `from_ratio` is
+/// an exact rational rounding: on binary32 tens of instructions).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NarrowConsts<S> {
+    /// 1/2.
+    half: S,
+    /// A tenth of the linear slop: `slop × 1/10`.
+    slop_tenth: S,
+    /// 2⁻¹⁶: an incident edge shorter than this is not clipped.
+    eps: S,
+}
+
+impl<S: SimScalar> NarrowConsts<S> {
+    pub(crate) fn new() -> Self {
+        Self {
+            half: S::from_ratio(1, 2),
+            slop_tenth: linear_slop::<S>() * S::from_ratio(1, 10),
+            eps: S::from_ratio(1, 65536),
+        }
+    }
+}
+
 fn id(a: usize, b: usize) -> u16 {
     ((a as u16) << 8) | b as u16
 }
@@ -89,7 +114,7 @@ pub fn collide<S: SimScalar>(
     b: &Shape<S>,
     xfb: Transform<S>,
 ) -> Manifold<S> {
-    collide_within(a, xfa, b, xfb, speculative_distance())
+    collide_within(a, xfa, b, xfb, speculative_distance(), &NarrowConsts::new())
 }
 
 /// As [`collide`], with points up to `spec` apart (the step widens it by
@@ -102,12 +127,13 @@ pub(crate) fn collide_within<S: SimScalar>(
     b: &Shape<S>,
     xfb: Transform<S>,
     spec: S,
+    k: &NarrowConsts<S>,
 ) -> Manifold<S> {
     match (a.kind, b.kind) {
-        (ShapeKind::Circle, ShapeKind::Circle) => collide_circles(a, xfa, b, xfb, spec),
-        (_, ShapeKind::Circle) => collide_polygon_circle(a, xfa, b, xfb, spec),
-        (ShapeKind::Circle, _) => collide_polygon_circle(b, xfb, a, xfa, spec).flipped(),
-        _ => collide_polygons(a, xfa, b, xfb, spec),
+        (ShapeKind::Circle, ShapeKind::Circle) => collide_circles(a, xfa, b, xfb, spec, k),
+        (_, ShapeKind::Circle) => collide_polygon_circle(a, xfa, b, xfb, spec, k),
+        (ShapeKind::Circle, _) => collide_polygon_circle(b, xfb, a, xfa, spec, k).flipped(),
+        _ => collide_polygons(a, xfa, b, xfb, spec, k),
     }
 }
 
@@ -117,6 +143,7 @@ fn collide_circles<S: SimScalar>(
     b: &Shape<S>,
     xfb: Transform<S>,
     spec: S,
+    k: &NarrowConsts<S>,
 ) -> Manifold<S> {
     let mut m = Manifold::default();
     let xf = xfa.inv_mul(xfb);
@@ -136,7 +163,7 @@ fn collide_circles<S: SimScalar>(
     let cb = pb - normal * b.radius;
     m.normal = normal;
     m.push(ManifoldPoint {
-        anchor_a: ca.lerp(cb, S::from_ratio(1, 2)),
+        anchor_a: ca.lerp(cb, k.half),
         separation,
         id: 0,
         ..ManifoldPoint::default()
@@ -151,6 +178,7 @@ fn collide_polygon_circle<S: SimScalar>(
     b: &Shape<S>,
     xfb: Transform<S>,
     spec: S,
+    k: &NarrowConsts<S>,
 ) -> Manifold<S> {
     let mut m = Manifold::default();
     let xf = xfa.inv_mul(xfb);
@@ -182,7 +210,7 @@ fn collide_polygon_circle<S: SimScalar>(
     } else {
         None
     };
-    let half = S::from_ratio(1, 2);
+    let half = k.half;
     let point = match vertex {
         Some(v) => {
             let d = c - v;
@@ -220,7 +248,55 @@ fn collide_polygon_circle<S: SimScalar>(
 
 /// The largest separation of `b`'s vertices along one of `a`'s normals,
 /// and that normal's edge.
+///
+/// Q16.16 takes [`max_separation_q16`] (chosen by type, decided at
+/// compile time); binary32 the scalar operators below.
 fn max_separation<S: SimScalar>(a: &Shape<S>, b: &Shape<S>) -> (usize, S) {
+    let (qa, qb): (&dyn Any, &dyn Any) = (a, b);
+    if let (Some(qa), Some(qb)) = (
+        qa.downcast_ref::<Shape<Fpx16_16>>(),
+        qb.downcast_ref::<Shape<Fpx16_16>>(),
+    ) {
+        let (best, max) = max_separation_q16(qa, qb);
+        let max: &dyn Any = &max;
+        if let Some(&max) = max.downcast_ref::<S>() {
+            return (best, max);
+        }
+    }
+    max_separation_scalar(a, b)
+}
+
+/// [`max_separation`] on Q16.16: every `n·(v − v1)` exact in `i64`
+/// (`n·v − n·v1` from the raw values, Q32.32: a unit normal's raw
+/// components are at most 2¹⁶, so with any coordinates every sum stays
+/// below 2⁵⁰), compared exactly,
+/// and only the result rounded (to nearest, ties to even) and saturated:
+/// rounding is monotonic, so the minimum and maximum commute with it.
+fn max_separation_q16(a: &Shape<Fpx16_16>, b: &Shape<Fpx16_16>) -> (usize, Fpx16_16) {
+    let w = |x: Fpx16_16| i64::from(x.to_raw());
+    let verts = &b.vertices[..b.count as usize];
+    let mut best = 0;
+    let mut max = i64::MIN;
+    for (i, (n, v1)) in a.normals[..a.count as usize]
+        .iter()
+        .zip(&a.vertices)
+        .enumerate()
+    {
+        let (nx, ny) = (w(n.x), w(n.y));
+        let base = nx * w(v1.x) + ny * w(v1.y);
+        let mut si = i64::MAX;
+        for v in verts {
+            si = si.min(nx * w(v.x) + ny * w(v.y) - base);
+        }
+        if si > max {
+            max = si;
+            best = i;
+        }
+    }
+    (best, settle(max))
+}
+
+fn max_separation_scalar<S: SimScalar>(a: &Shape<S>, b: &Shape<S>) -> (usize, S) {
     let mut best = 0;
     let mut max = S::from_i32(-32767);
     for i in 0..a.count as usize {
@@ -287,6 +363,7 @@ fn collide_polygons<S: SimScalar>(
     pb: &Shape<S>,
     xfb: Transform<S>,
     spec: S,
+    k: &NarrowConsts<S>,
 ) -> Manifold<S> {
     // A shifted so its vertex 0 is the origin, B in that frame: small
     // numbers, less round-off.
@@ -311,8 +388,7 @@ fn collide_polygons<S: SimScalar>(
     if (sep_a - radius).gt(spec) || (sep_b - radius).gt(spec) {
         return Manifold::default();
     }
-    let slop = linear_slop::<S>();
-    let flip = sep_b.gt(sep_a + slop * S::from_ratio(1, 10));
+    let flip = sep_b.gt(sep_a + k.slop_tenth);
     let min_dot_edge = |poly: &Shape<S>, dir: Vec2<S>| {
         let mut best = 0;
         let mut min = S::from_i32(32767);
@@ -332,7 +408,7 @@ fn collide_polygons<S: SimScalar>(
     }
     let next = |i: usize, n: u8| if i + 1 < n as usize { i + 1 } else { 0 };
     let separation = sep_a.max(sep_b);
-    let m = if separation.gt(slop * S::from_ratio(1, 10)) {
+    let m = if separation.gt(k.slop_tenth) {
         let (i11, i12) = (edge_a, next(edge_a, a.count));
         let (i21, i22) = (edge_b, next(edge_b, b.count));
         let (v11, v12) = (a.vertices[i11], a.vertices[i12]);
@@ -353,17 +429,17 @@ fn collide_polygons<S: SimScalar>(
                     ..Manifold::default()
                 };
                 m.push(ManifoldPoint {
-                    anchor_a: c1.lerp(c2, S::from_ratio(1, 2)),
+                    anchor_a: c1.lerp(c2, k.half),
                     separation: distance - radius,
                     id: id(ia, ib),
                     ..ManifoldPoint::default()
                 });
                 m
             }
-            _ => clip(&a, &b, edge_a, edge_b, flip, spec),
+            _ => clip(&a, &b, edge_a, edge_b, flip, spec, k),
         }
     } else {
-        clip(&a, &b, edge_a, edge_b, flip, spec)
+        clip(&a, &b, edge_a, edge_b, flip, spec, k)
     };
     m.finish(xfa, xfb, origin)
 }
@@ -378,6 +454,7 @@ fn clip<S: SimScalar>(
     edge_b: usize,
     flip: bool,
     spec: S,
+    k: &NarrowConsts<S>,
 ) -> Manifold<S> {
     let (p1, p2, i11, i21) = if flip {
         (b, a, edge_b, edge_a)
@@ -403,7 +480,7 @@ fn clip<S: SimScalar>(
     // The incident edge runs against the tangent (both counter-clockwise).
     let upper2 = (v21 - v11).dot(tangent);
     let lower2 = (v22 - v11).dot(tangent);
-    let eps = S::from_ratio(1, 65536);
+    let eps = k.eps;
     let span = upper2 - lower2;
     let v_lower = if lower2.lt(lower1) && span.gt(eps) {
         v22.lerp(v21, (lower1 - lower2) / span)
@@ -418,7 +495,7 @@ fn clip<S: SimScalar>(
     let sep_lower = (v_lower - v11).dot(normal);
     let sep_upper = (v_upper - v11).dot(normal);
     let (r1, r2) = (p1.radius, p2.radius);
-    let half = S::from_ratio(1, 2);
+    let half = k.half;
     let v_lower = v_lower + normal * (half * (r1 - r2 - sep_lower));
     let v_upper = v_upper + normal * (half * (r1 - r2 - sep_upper));
     let radius = r1 + r2;

@@ -90,6 +90,10 @@ pub(crate) trait RowMath: SimScalar {
     /// A rigid (relaxing) row's impulse: `−m·vn`.
     fn rigid_impulse(m: Self, vn: Self) -> Self;
 
+    /// A friction row's impulse `−m·vt` and its bound `friction·normal`
+    /// (the `*` operator's values on both backends).
+    fn friction_impulse(m: Self, vt: Self, friction: Self, normal: Self) -> (Self, Self);
+
     /// The point's [`RowArms`] for the normal `n` and the levers `r × n`,
     /// `r × t` of `[ra × n, rb × n, ra × t, rb × t]`.
     fn row_arms(m: &RowMass<Self>, n: Vec2<Self>, levers: [Self; 4]) -> RowArms<Self>;
@@ -159,6 +163,11 @@ impl RowMath for Fp32Pinned {
     }
 
     #[inline(always)]
+    fn friction_impulse(m: Self, vt: Self, friction: Self, normal: Self) -> (Self, Self) {
+        (-m * vt, friction * normal)
+    }
+
+    #[inline(always)]
     fn row_arms(_: &RowMass<Self>, _: Vec2<Self>, _: [Self; 4]) -> RowArms<Self> {
         RowArms::default()
     }
@@ -212,7 +221,7 @@ fn round_q32(q: i64) -> i64 {
 /// The Q16.16 value nearest to the Q32.32 `q` (ties to even), saturated:
 /// one rounding and one saturation for a whole sum of products.
 #[inline(always)]
-fn settle(q: i64) -> Fpx16_16 {
+pub(crate) fn settle(q: i64) -> Fpx16_16 {
     Fpx16_16::from_raw(round_q32(q).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
 }
 
@@ -304,6 +313,16 @@ impl RowMath for Fpx16_16 {
     #[inline(always)]
     fn rigid_impulse(m: Self, vn: Self) -> Self {
         settle(-(w(m) * w(vn)))
+    }
+
+    #[inline(always)]
+    fn friction_impulse(m: Self, vt: Self, friction: Self, normal: Self) -> (Self, Self) {
+        // The same values as `-m * vt` and `friction * normal`: `−m` is
+        // exact (a mass is never `MIN`), and rounding to nearest with ties
+        // to even is symmetric, so one rounding of the signed product
+        // equals the operator's rounding of the magnitudes with the sign
+        // applied after; both saturate at the same bounds.
+        (settle(-(w(m) * w(vt))), mul(friction, normal))
     }
 
     #[inline(always)]

@@ -206,14 +206,16 @@ fn solve_with<S: RowMath>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScra
 
     // Contacts.
     scratch.constraints.clear();
-    for (ci, c) in state.contacts.iter().enumerate() {
+    for (ci, (c, &(a, b))) in state
+        .contacts
+        .iter()
+        .zip(&scratch.contact_bodies)
+        .enumerate()
+    {
         if !c.touching || c.sensor || c.count == 0 {
             continue;
         }
-        let (Some(a), Some(b)) = (scratch.body_index(c.body_a), scratch.body_index(c.body_b))
-        else {
-            continue;
-        };
+        let (a, b) = (a as usize, b as usize);
         let (sa, sb) = (&scratch.solver[a], &scratch.solver[b]);
         if !sa.dynamic && !sb.dynamic {
             continue;
@@ -299,18 +301,13 @@ fn solve_with<S: RowMath>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScra
         for j in scratch.joints.iter_mut().filter(|j| j.active) {
             j.solve(&mut scratch.solver, joint_soft, true);
         }
-        let pass = if substep == 0 {
-            Pass::First
+        // Each pass is its own instance of the rows: the pass's tests are
+        // decided at compile time, outside the loops.
+        if substep == 0 {
+            solve_contacts::<S, FIRST>(&mut scratch.solver, &mut scratch.constraints, inv_h, push);
         } else {
-            Pass::Biased
-        };
-        solve_contacts(
-            &mut scratch.solver,
-            &mut scratch.constraints,
-            inv_h,
-            push,
-            pass,
-        );
+            solve_contacts::<S, BIASED>(&mut scratch.solver, &mut scratch.constraints, inv_h, push);
+        }
         // Integrate positions.
         for s in scratch.solver.iter_mut().filter(|s| s.moves) {
             s.vsum += s.v;
@@ -320,13 +317,7 @@ fn solve_with<S: RowMath>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScra
         for j in scratch.joints.iter_mut().filter(|j| j.active) {
             j.solve(&mut scratch.solver, joint_soft, false);
         }
-        solve_contacts(
-            &mut scratch.solver,
-            &mut scratch.constraints,
-            inv_h,
-            push,
-            Pass::Relax,
-        );
+        solve_contacts::<S, RELAX>(&mut scratch.solver, &mut scratch.constraints, inv_h, push);
     }
     restitution(
         &mut scratch.solver,
@@ -440,31 +431,28 @@ fn store_velocities<S: SimScalar>(
     sb.w = wb;
 }
 
-/// A pass of the contact rows within a substep.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pass {
-    /// The first substep's biased pass: separations from the motion so far.
-    First,
-    /// A later substep's biased pass: the bodies have not moved since the
-    /// previous relax pass, so its separations are read, not recomputed
-    /// (the same inputs and operations: the same bits wherever binary32
-    /// arithmetic rounds every operation — on x87 (i586) the recomputation
-    /// kept 80-bit intermediates, so reading the stored value changed that
-    /// target's pinned-float answer).
-    Biased,
-    /// The relax pass, after the positions moved: separations computed and
-    /// kept for the next substep.
-    Relax,
-}
+// The passes of the contact rows within a substep (`solve_contacts`'s
+// `PASS`):
+/// The first substep's biased pass: separations from the motion so far.
+const FIRST: u8 = 0;
+/// A later substep's biased pass: the bodies have not moved since the
+/// previous relax pass, so its separations are read, not recomputed
+/// (the same inputs and operations: the same bits wherever binary32
+/// arithmetic rounds every operation — on x87 (i586) the recomputation
+/// kept 80-bit intermediates, so reading the stored value changed that
+/// target's pinned-float answer).
+const BIASED: u8 = 1;
+/// The relax pass, after the positions moved: separations computed and
+/// kept for the next substep.
+const RELAX: u8 = 2;
 
-fn solve_contacts<S: RowMath>(
+fn solve_contacts<S: RowMath, const PASS: u8>(
     bodies: &mut [SolverBody<S>],
     constraints: &mut [Constraint<S>],
     inv_h: S,
     max_push: S,
-    pass: Pass,
 ) {
-    let use_bias = pass != Pass::Relax;
+    let use_bias = PASS != RELAX;
     for k in constraints.iter_mut() {
         let normal = k.normal;
         let tangent = right_perp(normal);
@@ -486,7 +474,7 @@ fn solve_contacts<S: RowMath>(
         let dp = dpb - dpa;
         for p in &mut k.points[..k.count as usize] {
             // The current separation from the motion so far.
-            let s = if pass == Pass::Biased {
+            let s = if PASS == BIASED {
                 p.separation
             } else {
                 S::separation(dp, (dqa, dqb), (p.ra, p.rb), normal, p.adjusted_separation)
@@ -519,8 +507,8 @@ fn solve_contacts<S: RowMath>(
         }
         for p in &mut k.points[..k.count as usize] {
             let vt = S::row_speed(&v, tangent, p.rta, p.rtb);
-            let impulse = -p.tangent_mass * vt;
-            let max_f = k.friction * p.normal_impulse;
+            let (impulse, max_f) =
+                S::friction_impulse(p.tangent_mass, vt, k.friction, p.normal_impulse);
             let new = (p.tangent_impulse + impulse).clamp(-max_f, max_f);
             let applied = new - p.tangent_impulse;
             p.tangent_impulse = new;

@@ -3,7 +3,8 @@
 //! (warm-start impulses matched by feature id, begin/end events), islands
 //! and sleep, the soft-step solver, and the write-back. Every order here
 //! is a pure function of the world: bodies by entity bits, proxies by
-//! (4 m band, lower x, entity bits, collider), pairs and contacts by pair key.
+//! (4 m band, lower x; ties in any order, which changes no pair), pairs and
+//! contacts by pair key.
 
 use hecs::Entity;
 use laige_core::{SimScalar, Vec2, event};
@@ -13,7 +14,7 @@ use crate::body::{BodyKind, Collider, Colliders, RigidBody};
 use crate::events::RANGE_CLAMPED;
 use crate::joint::{Joint, JointEntry};
 use crate::limits::{MAX_SPIN, WORLD_HALF_EXTENT};
-use crate::manifold::{collide_within, speculative_distance};
+use crate::manifold::{NarrowConsts, collide_within, speculative_distance};
 use crate::shape::Aabb;
 use crate::solver::{self, Constraint, SolverBody};
 use crate::state::{Contact, ContactPoint, PhysicsEvent, PhysicsEventKind, PhysicsState};
@@ -63,6 +64,10 @@ pub struct PhysicsScratch<S> {
     pub(crate) proxies: Vec<Proxy<S>>,
     pairs: Vec<Pair>,
     contacts: Vec<Contact<S>>,
+    /// Per contact of the state's cache, in its order: the indices of its
+    /// two bodies in `bodies` (found once by the broadphase, not searched
+    /// again by the islands and the solver).
+    pub(crate) contact_bodies: Vec<(u32, u32)>,
     pub(crate) solver: Vec<SolverBody<S>>,
     pub(crate) constraints: Vec<Constraint<S>>,
     pub(crate) joints: Vec<JointEntry<S>>,
@@ -114,7 +119,9 @@ pub(crate) fn gather<S: SimScalar>(scratch: &mut PhysicsScratch<S>, entities: &E
             awake: false,
             pushed: false,
         });
-        scratch.colliders.extend_from_slice(list);
+        // Copied, not cloned: the derived `Clone` of a generic struct
+        // goes field by field.
+        scratch.colliders.extend(list.iter().copied());
     }
     scratch.bodies.sort_unstable_by_key(|b| b.bits);
     drop(query);
@@ -142,7 +149,7 @@ const BAND_HEIGHT: i32 = 4;
 
 /// Every collider's box, grown by the speculative distance and swept
 /// along the body's motion over the step, one proxy per band it spans,
-/// sorted by (band, lower x, entity bits, collider index).
+/// sorted by (band, lower x).
 pub(crate) fn build_proxies<S: SimScalar>(scratch: &mut PhysicsScratch<S>, dt: S) {
     let margin = Vec2::splat(speculative_distance::<S>());
     let inv_band = S::from_ratio(1, BAND_HEIGHT);
@@ -171,23 +178,18 @@ pub(crate) fn build_proxies<S: SimScalar>(scratch: &mut PhysicsScratch<S>, dt: S
             }
         }
     }
-    let bodies = &scratch.bodies;
+    // Ties (same band, same lower x) stay in any order: the sweep finds
+    // the same set of pairs whichever of two tied proxies comes first (the
+    // earlier one meets the later before any proxy starting beyond its
+    // upper x), and the pairs are then sorted by their own unique key.
     scratch.proxies.sort_unstable_by(|p, q| {
-        p.band
-            .cmp(&q.band)
-            .then(
-                p.aabb
-                    .min
-                    .x
-                    .partial_cmp(&q.aabb.min.x)
-                    .unwrap_or(std::cmp::Ordering::Equal),
-            )
-            .then(
-                bodies[p.body as usize]
-                    .bits
-                    .cmp(&bodies[q.body as usize].bits),
-            )
-            .then(p.collider.cmp(&q.collider))
+        p.band.cmp(&q.band).then(
+            p.aabb
+                .min
+                .x
+                .partial_cmp(&q.aabb.min.x)
+                .unwrap_or(std::cmp::Ordering::Equal),
+        )
     });
 }
 
@@ -265,8 +267,11 @@ fn active<S: SimScalar>(b: &BodyEntry<S>) -> bool {
 /// The narrowphase over the sorted pairs, merged against the sorted cache.
 fn update_contacts<S: SimScalar>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScratch<S>) {
     let dt = state.config.dt;
+    let narrow = NarrowConsts::new();
+    let spec_base = speculative_distance::<S>();
     state.events.clear();
     scratch.contacts.clear();
+    scratch.contact_bodies.clear();
     let old = &state.contacts;
     let mut oi = 0;
     let vanish = |c: &Contact<S>, events: &mut Vec<PhysicsEvent>, bodies: &mut [BodyEntry<S>]| {
@@ -302,13 +307,14 @@ fn update_contacts<S: SimScalar>(state: &mut PhysicsState<S>, scratch: &mut Phys
                 // Speculative contacts as far as the pair can close in a
                 // step: a fast body stops at a thin wall, never skips it.
                 let rel = (bb.body.linear_velocity - ba.body.linear_velocity).abs();
-                let spec = speculative_distance::<S>() + (rel.x + rel.y) * dt;
+                let spec = spec_base + (rel.x + rel.y) * dt;
                 let m = collide_within(
                     &ca.shape,
                     ba.body.transform(),
                     &cb.shape,
                     bb.body.transform(),
                     spec,
+                    &narrow,
                 );
                 let mut c = Contact {
                     body_a: pair.key.0,
@@ -353,6 +359,7 @@ fn update_contacts<S: SimScalar>(state: &mut PhysicsState<S>, scratch: &mut Phys
             state.events.push(event_for(&contact, contact.touching));
         }
         scratch.contacts.push(contact);
+        scratch.contact_bodies.push((pair.body_a, pair.body_b));
     }
     while oi < old.len() {
         vanish(&old[oi], &mut state.events, &mut scratch.bodies);
@@ -367,14 +374,11 @@ fn update_islands<S: SimScalar>(state: &PhysicsState<S>, scratch: &mut PhysicsSc
     let n = scratch.bodies.len();
     scratch.parent.clear();
     scratch.parent.extend(0..n as u32);
-    for c in &state.contacts {
+    for (c, &(a, b)) in state.contacts.iter().zip(&scratch.contact_bodies) {
         if !c.touching || c.sensor {
             continue;
         }
-        let (Some(a), Some(b)) = (scratch.body_index(c.body_a), scratch.body_index(c.body_b))
-        else {
-            continue;
-        };
+        let (a, b) = (a as usize, b as usize);
         let (ka, kb) = (scratch.bodies[a].body.kind, scratch.bodies[b].body.kind);
         if ka == BodyKind::Dynamic && kb == BodyKind::Dynamic {
             union(&mut scratch.parent, a as u32, b as u32);
