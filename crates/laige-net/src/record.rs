@@ -93,19 +93,13 @@ pub fn replay_session<I: PlayerInput>(replay: &Replay, world: &mut World) -> Res
         let schedule = world.schedule_systems();
         let nothing = |_: &mut World, _: u64, _: &[u8]| Ok(());
         replay::load_start_keyframe(replay, &mut WorldTarget::new(world, &schedule, nothing))?;
-        world
-            .ecs_mut()
-            .query_mut::<(hecs::Entity, &PlayerInputs<I>)>()
-            .into_iter()
-            .next()
-            .map(|(entity, _)| entity)
-            .ok_or_else(|| {
-                replay::input_invalid(
-                    "net.player_inputs",
-                    "none in the start keyframe",
-                    "the session world's player inputs",
-                )
-            })?
+        crate::session::inputs_entity::<I>(world).ok_or_else(|| {
+            replay::input_invalid(
+                "net.player_inputs",
+                "none in the start keyframe",
+                "the session world's player inputs",
+            )
+        })?
     };
     let schedule = world.schedule_systems();
     let mut target = WorldTarget::new(world, &schedule, |w: &mut World, _tick, bytes: &[u8]| {

@@ -846,6 +846,17 @@ pub(crate) fn install_inputs<I: PlayerInput>(
     Ok(world.ecs_mut().spawn((PlayerInputs::<I>::new(players),)))
 }
 
+/// The entity holding the session's [`PlayerInputs`] in `world` (a
+/// loaded snapshot's: the host's world, a kept state, a record's start).
+pub(crate) fn inputs_entity<I: PlayerInput>(world: &mut World) -> Option<hecs::Entity> {
+    world
+        .ecs_mut()
+        .query_mut::<(hecs::Entity, &PlayerInputs<I>)>()
+        .into_iter()
+        .next()
+        .map(|(entity, _)| entity)
+}
+
 /// A GGRS frame (`i32`, −1 before the first) as a laige tick.
 fn frame_tick(frame: ggrs::Frame) -> u64 {
     u64::try_from(frame).unwrap_or(0)

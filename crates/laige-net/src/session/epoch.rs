@@ -47,7 +47,7 @@ use super::wire::{Link, Msg};
 use host::{Change, Peer, host_message, new_peer};
 
 mod host;
-use super::{Kind, NetDriver};
+use super::{Kind, NetDriver, inputs_entity};
 use crate::events;
 use crate::fault::{Faults, StreamFaultStats, StreamFaults};
 use crate::input::{InputStatus, PlayerInput, PlayerInputs};
@@ -772,12 +772,7 @@ impl<I: PlayerInput> NetDriver<I> {
                 world.tick()
             )));
         }
-        self.inputs_entity = world
-            .ecs_mut()
-            .query_mut::<(hecs::Entity, &PlayerInputs<I>)>()
-            .into_iter()
-            .next()
-            .map(|(entity, _)| entity)
+        self.inputs_entity = inputs_entity::<I>(world)
             .ok_or_else(|| epoch_failed("the host's snapshot has no player inputs".into()))?;
         Ok(())
     }
@@ -1087,16 +1082,6 @@ impl<I: PlayerInput> NetDriver<I> {
         }
         Ok(())
     }
-}
-
-/// The entity holding the session's [`PlayerInputs`].
-fn inputs_entity<I: PlayerInput>(world: &mut World) -> Option<hecs::Entity> {
-    world
-        .ecs_mut()
-        .query_mut::<(hecs::Entity, &PlayerInputs<I>)>()
-        .into_iter()
-        .next()
-        .map(|(entity, _)| entity)
 }
 
 impl Epochs {
