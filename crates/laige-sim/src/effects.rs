@@ -19,7 +19,10 @@
 //! a rollback session calls with its confirmed tick), each of its effects
 //! is [`EffectKind::Confirmed`]. A world run without a session confirms a
 //! tick as it completes: its effects arrive once, as `Confirmed` with
-//! `predicted: false`.
+//! `predicted: false`. A session that re-runs ticks already final (peers
+//! settling on a lost player's last input) mutes the log meanwhile
+//! ([`World::mute_effects`](crate::World::mute_effects)): the past is not
+//! presented again.
 //!
 //! Presentation reads the events each frame: from game code that sees the
 //! world shared (`&World`, as an engine's frame hooks do) through its own

@@ -656,15 +656,27 @@ impl<I: PlayerInput> NetDriver<I> {
     /// Loads the host's encoded world of the boundary `tick` (a joiner's
     /// first state, or a member's that differed from the host's).
     fn load_host_world(&mut self, world: &mut World, snapshot: &[u8], tick: u64) -> Result<()> {
-        world.decode_snapshot(snapshot)?;
+        self.load_state(world, snapshot, tick, "the host's snapshot")
+    }
+
+    /// Loads an encoded world that must hold `tick` (`what` names it in
+    /// the error) and finds its player inputs.
+    pub(super) fn load_state(
+        &mut self,
+        world: &mut World,
+        bytes: &[u8],
+        tick: u64,
+        what: &str,
+    ) -> Result<()> {
+        world.decode_snapshot(bytes)?;
         if world.tick() != tick {
             return Err(epoch_failed(format!(
-                "the host's snapshot is of tick {}, not the boundary {tick}",
+                "{what} is of tick {}, not {tick}",
                 world.tick()
             )));
         }
         self.inputs_entity = inputs_entity::<I>(world)
-            .ok_or_else(|| epoch_failed("the host's snapshot has no player inputs".into()))?;
+            .ok_or_else(|| epoch_failed(format!("{what} has no player inputs")))?;
         Ok(())
     }
 

@@ -368,21 +368,6 @@ impl SnapshotRing {
         Ok(hash)
     }
 
-    /// [`save`](Self::save) of a world whose [`World::state_hash`] the
-    /// caller computed already (`hash`, kept in the slot as
-    /// [`save_hashed`](Self::save_hashed) keeps its own): a second copy of
-    /// a hashed state without hashing it again.
-    ///
-    /// # Errors
-    /// As [`save`](Self::save).
-    pub fn save_with_hash(&mut self, slot: usize, world: &World, hash: u64) -> Result<()> {
-        self.save(slot, world)?;
-        let snap = &mut self.slots[slot];
-        snap.state_hash = hash;
-        snap.hashed = true;
-        Ok(())
-    }
-
     /// Restores `world` to the state in `slot`: the tick, every registered
     /// component of every entity, the entity allocator and every part.
     ///

@@ -7,8 +7,7 @@ use laige_core::{Error, Result, event};
 use laige_sim::snapshot::SnapshotRing;
 use laige_sim::{SystemSchedule, World};
 
-use super::super::{NetDriver, inputs_entity};
-use super::epoch_failed;
+use super::super::NetDriver;
 use crate::events;
 use crate::input::{InputStatus, PlayerInput, PlayerInputs};
 use crate::seat::Seat;
@@ -235,15 +234,7 @@ impl<I: PlayerInput> NetDriver<I> {
         // The ticks re-run were final: a record of them ends here, and
         // their effects were handed over when they first ran.
         self.end_record_at_rewrite(boundary);
-        world.decode_snapshot(bytes)?;
-        if world.tick() != start {
-            return Err(epoch_failed(format!(
-                "the kept state of tick {start} decoded as tick {}",
-                world.tick()
-            )));
-        }
-        self.inputs_entity = inputs_entity::<I>(world)
-            .ok_or_else(|| epoch_failed("a kept state has no player inputs".into()))?;
+        self.load_state(world, bytes, start, "a kept state")?;
         world.mute_effects(true);
         let replayed = self.replay_ticks(world, schedule, (start, from, boundary), agreed);
         world.mute_effects(false);
