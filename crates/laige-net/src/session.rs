@@ -820,8 +820,21 @@ impl<I: PlayerInput, A: PeerAddr> NetDriver<I, A> {
                 self.lost_seats.push(seat);
             }
         }
-        if let Some((tick, local, remote, addr)) = desync {
-            ended = Some(self.p2p_desync(tick, local, remote, addr));
+        match desync {
+            // While a lost player's leave is pending in a session with
+            // epochs, the survivors may hold different amounts of its
+            // input (each drops it at the last input it got), so their
+            // states differ from the earliest of those ticks on. The
+            // leave's boundary settles it (exact leaves) and compares
+            // every peer's state there (a resync if they still differ):
+            // a GGRS desync report meanwhile is deferred to it.
+            Some((tick, _, _, addr)) if self.epochs.is_some() && !self.lost_seats.is_empty() => {
+                event!(Warn, events::DESYNC, tick, peer = %addr, deferred = true);
+            }
+            Some((tick, local, remote, addr)) => {
+                ended = Some(self.p2p_desync(tick, local, remote, addr));
+            }
+            None => {}
         }
         if let Some(end) = ended {
             if matches!(end, NetEnd::Desync { .. }) {
