@@ -43,7 +43,9 @@
 //! sleeping, on by default, stops it once an island is slow.
 
 mod body;
+mod bundle;
 mod cast;
+mod contact_rows;
 mod error;
 pub mod events;
 mod joint;

@@ -16,7 +16,8 @@ use crate::joint::{Joint, JointEntry};
 use crate::limits::{MAX_SPIN, WORLD_HALF_EXTENT};
 use crate::manifold::{NarrowConsts, collide_within, speculative_distance};
 use crate::shape::Aabb;
-use crate::solver::{self, Constraint, SolverBody};
+use crate::bundle::BundleScratch;
+use crate::solver::{self, SolverBody};
 use crate::state::{Contact, ContactPoint, PhysicsEvent, PhysicsEventKind, PhysicsState};
 
 /// One body as the step sees it.
@@ -69,7 +70,8 @@ pub struct PhysicsScratch<S> {
     /// again by the islands and the solver).
     pub(crate) contact_bodies: Vec<(u32, u32)>,
     pub(crate) solver: Vec<SolverBody<S>>,
-    pub(crate) constraints: Vec<Constraint<S>>,
+    /// The contact constraints, coloured and packed four wide.
+    pub(crate) bundle: BundleScratch<S>,
     pub(crate) joints: Vec<JointEntry<S>>,
     /// Per contact of the cache: its constraint, or `u32::MAX`.
     parent: Vec<u32>,
