@@ -266,7 +266,10 @@ pub(crate) fn build<S: RowMath>(
         let nth = placed[colour];
         placed[colour] += 1;
         let (bundle, lane) = if colour < COLOURS {
-            (first[colour] + nth / LANES as u32, (nth % LANES as u32) as usize)
+            (
+                first[colour] + nth / LANES as u32,
+                (nth % LANES as u32) as usize,
+            )
         } else {
             (first[colour] + nth, 0)
         };
@@ -303,7 +306,10 @@ pub(crate) fn build<S: RowMath>(
             if n % LANES as u32 == 0 {
                 continue;
             }
-            (first[colour] + n / LANES as u32, (n % LANES as u32) as usize)
+            (
+                first[colour] + n / LANES as u32,
+                (n % LANES as u32) as usize,
+            )
         } else {
             (first[colour], 1)
         };

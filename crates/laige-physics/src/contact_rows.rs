@@ -13,7 +13,7 @@ use laige_core::{SimScalar, Vec2};
 use crate::bundle::{Bundle, LANES, Lanes};
 use crate::rot::{Rot, cross, cross_sv, right_perp};
 use crate::row_math::{RowArms, RowMass, RowMath, RowVel};
-use crate::solver::{Softness, SolverBody};
+use crate::solver::SolverBody;
 use crate::state::PhysicsState;
 
 /// A bundle's bodies' velocities, lane by lane.
@@ -91,11 +91,13 @@ fn select<S: Copy>(c: bool, a: S, b: S) -> S {
     if c { a } else { b }
 }
 
-/// `x` if above zero, else `+0` (an accumulated normal impulse never
-/// pulls).
+#[inline(always)]
+fn at_least<S: SimScalar>(x: S, floor: S) -> S {
+    select(x.gt(floor), x, floor)
+}
 #[inline(always)]
 fn at_least_zero<S: SimScalar>(x: S) -> S {
-    select(x.gt(S::ZERO), x, S::ZERO)
+    at_least(x, S::ZERO)
 }
 
 /// `x` bounded to `−bound ..= bound` (a friction impulse within the cone).
@@ -112,6 +114,10 @@ struct Head<S> {
     ib: Lanes<S>,
     nx: Lanes<S>,
     ny: Lanes<S>,
+    friction: Lanes<S>,
+    bias_rate: Lanes<S>,
+    mass_scale: Lanes<S>,
+    impulse_scale: Lanes<S>,
 }
 
 impl<S: SimScalar> Head<S> {
@@ -124,6 +130,10 @@ impl<S: SimScalar> Head<S> {
             ib: k.ib,
             nx: k.nx,
             ny: k.ny,
+            friction: k.friction,
+            bias_rate: k.bias_rate,
+            mass_scale: k.mass_scale,
+            impulse_scale: k.impulse_scale,
         }
     }
 
@@ -143,34 +153,184 @@ impl<S: SimScalar> Head<S> {
     }
 }
 
+/// How a pass walks a bundle's lanes. Either way each lane runs the same
+/// operations in the same order, so the results are the same bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaneOrder {
+    /// Each row across the four lanes, then the next row: straight-line
+    /// code the compiler runs in vector registers.
+    Across,
+    /// One lane's rows after another, the lane's velocities kept in
+    /// registers, empty lanes and missing points skipped: for a unit
+    /// without the backend's vector operations (Q16.16 needs 64-bit
+    /// multiplies and compares, which baseline x86-64 lacks). Skipping is
+    /// exact only where a zero impulse changes nothing at all, so this
+    /// order is for Q16.16 ([`RowMath::EXACT_ZERO_ROWS`]).
+    Along,
+}
+
+/// One lane's velocities read from the bodies.
+#[inline(always)]
+fn lane_velocity<S: SimScalar>(bodies: &[SolverBody<S>], k: &Bundle<S>, l: usize) -> RowVel<S> {
+    let (a, b) = (&bodies[k.a[l] as usize], &bodies[k.b[l] as usize]);
+    RowVel {
+        va: a.v,
+        wa: a.w,
+        vb: b.v,
+        wb: b.w,
+    }
+}
+
+/// One lane's velocities written back (to the spare entry for a fixed or
+/// kinematic body).
+#[inline(always)]
+fn store_lane<S: SimScalar>(bodies: &mut [SolverBody<S>], k: &Bundle<S>, l: usize, v: &RowVel<S>) {
+    let a = &mut bodies[k.wa[l] as usize];
+    a.v = v.va;
+    a.w = v.wa;
+    let b = &mut bodies[k.wb[l] as usize];
+    b.v = v.vb;
+    b.w = v.wb;
+}
+
+// The rows are macros rather than functions: written out in each pass's
+// lane loop, a row stays one block of straight-line code that the
+// compiler vectorizes across the lanes; the same rows as
+// `#[inline(always)]` functions were measured at half the speed (the
+// lanes left scalar). `$v` is the lane's `RowVel`, updated in place.
+
+/// One point's warm start in lane `$l`: its accumulated impulses applied.
+macro_rules! warm_row {
+    ($S:ty, $p:ident, $l:ident, $head:ident, $v:ident) => {
+        let n = $head.normal($l);
+        let arms = RowArms {
+            lin_a: Vec2::new($p.lin_ax[$l], $p.lin_ay[$l]),
+            lin_b: Vec2::new($p.lin_bx[$l], $p.lin_by[$l]),
+            ang_n: ($p.ang_na[$l], $p.ang_nb[$l]),
+            ang_t: ($p.ang_ta[$l], $p.ang_tb[$l]),
+        };
+        <$S>::warm_point(
+            &mut $v,
+            &$head.mass($l),
+            (n, right_perp(n)),
+            ($p.normal_impulse[$l], $p.tangent_impulse[$l]),
+            (
+                Vec2::new($p.rax[$l], $p.ray[$l]),
+                Vec2::new($p.rbx[$l], $p.rby[$l]),
+            ),
+            &arms,
+        );
+    };
+}
+
+/// One point's normal row in lane `$l` at the current separation `$s`:
+/// the impulse (speculative for a gap: close it, no more; soft when
+/// touching in a biased pass: a spring-damper pushing out at most
+/// `$max_push`; rigid when touching in the relax pass), its accumulation
+/// (never pulling) and its application.
+macro_rules! normal_row {
+    ($S:ty, $use_bias:ident, $p:ident, $l:ident, $head:ident, $s:ident, $v:ident,
+     $inv_h:ident, $max_push:ident) => {
+        let n = $head.normal($l);
+        $p.separation[$l] = $s;
+        let vn = <$S>::row_speed(&$v, n, $p.rna[$l], $p.rnb[$l]);
+        let gap = $s.gt(<$S>::ZERO);
+        let bias = if $use_bias {
+            select(
+                gap,
+                $s * $inv_h,
+                at_least($head.bias_rate[$l] * $s, -$max_push),
+            )
+        } else {
+            select(gap, $s * $inv_h, <$S>::ZERO)
+        };
+        let stiff = gap || !$use_bias;
+        let impulse = <$S>::normal_impulse(
+            $p.normal_mass[$l],
+            vn,
+            bias,
+            select(stiff, <$S>::ONE, $head.mass_scale[$l]),
+            select(stiff, <$S>::ZERO, $head.impulse_scale[$l]),
+            $p.normal_impulse[$l],
+        );
+        let old = $p.normal_impulse[$l];
+        let new = at_least_zero(old + impulse);
+        let applied = new - old;
+        $p.normal_impulse[$l] = new;
+        $p.max_normal_impulse[$l] = select(
+            applied.gt($p.max_normal_impulse[$l]),
+            applied,
+            $p.max_normal_impulse[$l],
+        );
+        <$S>::apply_row(
+            &mut $v,
+            &$head.mass($l),
+            (n, applied),
+            ($p.rna[$l], $p.rnb[$l]),
+            (
+                Vec2::new($p.lin_ax[$l], $p.lin_ay[$l]),
+                Vec2::new($p.lin_bx[$l], $p.lin_by[$l]),
+            ),
+            ($p.ang_na[$l], $p.ang_nb[$l]),
+        );
+    };
+}
+
+/// One point's friction row in lane `$l`: the tangent impulse within the
+/// friction cone of the point's normal impulse, applied.
+macro_rules! tangent_row {
+    ($S:ty, $p:ident, $l:ident, $head:ident, $v:ident) => {
+        let t = right_perp($head.normal($l));
+        let vt = <$S>::row_speed(&$v, t, $p.rta[$l], $p.rtb[$l]);
+        let (impulse, max_f) = <$S>::friction_impulse(
+            $p.tangent_mass[$l],
+            vt,
+            $head.friction[$l],
+            $p.normal_impulse[$l],
+        );
+        let old = $p.tangent_impulse[$l];
+        let new = within(old + impulse, max_f);
+        let applied = new - old;
+        $p.tangent_impulse[$l] = new;
+        <$S>::apply_row(
+            &mut $v,
+            &$head.mass($l),
+            (t, applied),
+            ($p.rta[$l], $p.rtb[$l]),
+            (
+                right_perp(Vec2::new($p.lin_ax[$l], $p.lin_ay[$l])),
+                right_perp(Vec2::new($p.lin_bx[$l], $p.lin_by[$l])),
+            ),
+            ($p.ang_ta[$l], $p.ang_tb[$l]),
+        );
+    };
+}
+
 /// Applies every constraint's accumulated impulses (the last step's, or
 /// this step's so far) to its bodies.
 #[inline(always)]
-pub(crate) fn warm_start<S: RowMath>(bodies: &mut [SolverBody<S>], bundles: &[Bundle<S>]) {
+pub(crate) fn warm_start<S: RowMath>(
+    bodies: &mut [SolverBody<S>],
+    bundles: &[Bundle<S>],
+    order: LaneOrder,
+) {
     for k in bundles {
-        let mut vel = LaneVel::load(bodies, k);
         let head = Head::of(k);
+        if order == LaneOrder::Along {
+            for l in 0..LANES {
+                let mut v = lane_velocity(bodies, k, l);
+                for p in &k.points[..usize::from(k.count[l])] {
+                    warm_row!(S, p, l, head, v);
+                }
+                store_lane(bodies, k, l, &v);
+            }
+            continue;
+        }
+        let mut vel = LaneVel::load(bodies, k);
         for p in &k.points[..usize::from(k.points_used)] {
             for l in 0..LANES {
-                let n = head.normal(l);
                 let mut v = vel.lane(l);
-                let arms = RowArms {
-                    lin_a: Vec2::new(p.lin_ax[l], p.lin_ay[l]),
-                    lin_b: Vec2::new(p.lin_bx[l], p.lin_by[l]),
-                    ang_n: (p.ang_na[l], p.ang_nb[l]),
-                    ang_t: (p.ang_ta[l], p.ang_tb[l]),
-                };
-                S::warm_point(
-                    &mut v,
-                    &head.mass(l),
-                    (n, right_perp(n)),
-                    (p.normal_impulse[l], p.tangent_impulse[l]),
-                    (
-                        Vec2::new(p.rax[l], p.ray[l]),
-                        Vec2::new(p.rbx[l], p.rby[l]),
-                    ),
-                    &arms,
-                );
+                warm_row!(S, p, l, head, v);
                 vel.set_lane(l, &v);
             }
         }
@@ -223,101 +383,68 @@ impl<S: SimScalar> LaneMotion<S> {
 pub(crate) fn solve<S: RowMath, const PASS: u8>(
     bodies: &mut [SolverBody<S>],
     bundles: &mut [Bundle<S>],
+    order: LaneOrder,
     inv_h: S,
     max_push: S,
 ) {
     let use_bias = PASS != RELAX;
     for k in bundles.iter_mut() {
+        let head = Head::of(k);
+        if order == LaneOrder::Along {
+            for l in 0..LANES {
+                if k.contact[l] == u32::MAX {
+                    continue;
+                }
+                let (a, b) = (&bodies[k.a[l] as usize], &bodies[k.b[l] as usize]);
+                let (dp, dqa, dqb) = (b.dp - a.dp, a.dq, b.dq);
+                let mut v = lane_velocity(bodies, k, l);
+                let count = usize::from(k.count[l]);
+                for p in &mut k.points[..count] {
+                    let s = if PASS == BIASED {
+                        p.separation[l]
+                    } else {
+                        S::separation(
+                            dp,
+                            (dqa, dqb),
+                            (Vec2::new(p.rax[l], p.ray[l]), Vec2::new(p.rbx[l], p.rby[l])),
+                            head.normal(l),
+                            p.adjusted_separation[l],
+                        )
+                    };
+                    normal_row!(S, use_bias, p, l, head, s, v, inv_h, max_push);
+                }
+                for p in &mut k.points[..count] {
+                    tangent_row!(S, p, l, head, v);
+                }
+                store_lane(bodies, k, l, &v);
+            }
+            continue;
+        }
         let mut vel = LaneVel::load(bodies, k);
         let motion = (PASS != BIASED).then(|| LaneMotion::load(bodies, k));
-        let head = Head::of(k);
-        let (friction, bias_rate, mass_scale, impulse_scale) =
-            (k.friction, k.bias_rate, k.mass_scale, k.impulse_scale);
         let used = usize::from(k.points_used);
         for p in &mut k.points[..used] {
             for l in 0..LANES {
-                let n = head.normal(l);
                 // The current separation from the motion so far.
                 let s = match &motion {
                     Some(m) => S::separation(
                         Vec2::new(m.dpx[l], m.dpy[l]),
                         (m.dqa[l], m.dqb[l]),
-                        (
-                            Vec2::new(p.rax[l], p.ray[l]),
-                            Vec2::new(p.rbx[l], p.rby[l]),
-                        ),
-                        n,
+                        (Vec2::new(p.rax[l], p.ray[l]), Vec2::new(p.rbx[l], p.rby[l])),
+                        head.normal(l),
                         p.adjusted_separation[l],
                     ),
                     None => p.separation[l],
                 };
-                p.separation[l] = s;
                 let mut v = vel.lane(l);
-                let vn = S::row_speed(&v, n, p.rna[l], p.rnb[l]);
-                let m = p.normal_mass[l];
-                // Speculative (a gap to close, no more), soft (biased) or
-                // rigid (relaxing): both candidates computed, one taken.
-                let speculative = S::speculative_impulse(m, vn, s, inv_h);
-                let touching = if use_bias {
-                    let soft = Softness {
-                        bias_rate: bias_rate[l],
-                        mass_scale: mass_scale[l],
-                        impulse_scale: impulse_scale[l],
-                    };
-                    S::soft_impulse(m, &soft, (vn, s), max_push, p.normal_impulse[l])
-                } else {
-                    S::rigid_impulse(m, vn)
-                };
-                let impulse = select(s.gt(S::ZERO), speculative, touching);
-                let old = p.normal_impulse[l];
-                let new = at_least_zero(old + impulse);
-                let applied = new - old;
-                p.normal_impulse[l] = new;
-                p.max_normal_impulse[l] = select(
-                    applied.gt(p.max_normal_impulse[l]),
-                    applied,
-                    p.max_normal_impulse[l],
-                );
-                S::apply_row(
-                    &mut v,
-                    &head.mass(l),
-                    (n, applied),
-                    (p.rna[l], p.rnb[l]),
-                    (
-                        Vec2::new(p.lin_ax[l], p.lin_ay[l]),
-                        Vec2::new(p.lin_bx[l], p.lin_by[l]),
-                    ),
-                    (p.ang_na[l], p.ang_nb[l]),
-                );
+                normal_row!(S, use_bias, p, l, head, s, v, inv_h, max_push);
                 vel.set_lane(l, &v);
             }
         }
         for p in &mut k.points[..used] {
             for l in 0..LANES {
-                let t = right_perp(head.normal(l));
                 let mut v = vel.lane(l);
-                let vt = S::row_speed(&v, t, p.rta[l], p.rtb[l]);
-                let (impulse, max_f) = S::friction_impulse(
-                    p.tangent_mass[l],
-                    vt,
-                    friction[l],
-                    p.normal_impulse[l],
-                );
-                let old = p.tangent_impulse[l];
-                let new = within(old + impulse, max_f);
-                let applied = new - old;
-                p.tangent_impulse[l] = new;
-                S::apply_row(
-                    &mut v,
-                    &head.mass(l),
-                    (t, applied),
-                    (p.rta[l], p.rtb[l]),
-                    (
-                        right_perp(Vec2::new(p.lin_ax[l], p.lin_ay[l])),
-                        right_perp(Vec2::new(p.lin_bx[l], p.lin_by[l])),
-                    ),
-                    (p.ang_ta[l], p.ang_tb[l]),
-                );
+                tangent_row!(S, p, l, head, v);
                 vel.set_lane(l, &v);
             }
         }
@@ -349,10 +476,7 @@ pub(crate) fn restitution<S: SimScalar>(
                 if closing.gt(-threshold) || p.max_normal_impulse[l] == S::ZERO {
                     continue;
                 }
-                let (ra, rb) = (
-                    Vec2::new(p.rax[l], p.ray[l]),
-                    Vec2::new(p.rbx[l], p.rby[l]),
-                );
+                let (ra, rb) = (Vec2::new(p.rax[l], p.ray[l]), Vec2::new(p.rbx[l], p.rby[l]));
                 let (a, b) = (&bodies[a as usize], &bodies[b as usize]);
                 let dv = b.v + cross_sv(b.w, rb) - a.v - cross_sv(a.w, ra);
                 let vn = dv.dot(n);
@@ -382,7 +506,11 @@ pub(crate) fn store_impulses<S: SimScalar>(state: &mut PhysicsState<S>, bundles:
             let Some(c) = state.contacts.get_mut(k.contact[l] as usize) else {
                 continue;
             };
-            for (cp, p) in c.points.iter_mut().zip(&k.points[..usize::from(k.count[l])]) {
+            for (cp, p) in c
+                .points
+                .iter_mut()
+                .zip(&k.points[..usize::from(k.count[l])])
+            {
                 cp.normal_impulse = p.normal_impulse[l];
                 cp.tangent_impulse = p.tangent_impulse[l];
                 cp.max_normal_impulse = p.max_normal_impulse[l];

@@ -22,7 +22,6 @@
 use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
 
 use crate::rot::{Rot, cross};
-use crate::solver::Softness;
 
 /// A constraint's two bodies' velocities while its rows run.
 #[derive(Clone, Copy, Debug)]
@@ -60,6 +59,11 @@ pub(crate) struct RowArms<S> {
 /// The contact rows' arithmetic (see the module docs for each backend's
 /// rule).
 pub(crate) trait RowMath: SimScalar {
+    /// Whether a row with zero masses and zero impulses leaves every value
+    /// exactly as it was (Q16.16: yes; binary32: `−0 − (+0·x)` may flip a
+    /// zero's sign), so a pass may skip such rows.
+    const EXACT_ZERO_ROWS: bool;
+
     /// The relative speed along `dir`: `(vb − va)·dir + wb·rb_dir −
     /// wa·ra_dir` (`rX_dir` the lever arms' `r × dir`).
     fn row_speed(v: &RowVel<Self>, dir: Vec2<Self>, ra_dir: Self, rb_dir: Self) -> Self;
@@ -73,22 +77,18 @@ pub(crate) trait RowMath: SimScalar {
         adjusted: Self,
     ) -> Self;
 
-    /// A speculative row's impulse: `−m·(vn + s·inv_h)` (close the gap,
-    /// no more).
-    fn speculative_impulse(m: Self, vn: Self, s: Self, inv_h: Self) -> Self;
-
-    /// A soft (biased) row's impulse: `−m·mass_scale·(vn + bias) −
-    /// impulse_scale·accumulated`, `bias = max(bias_rate·s, −max_push)`.
-    fn soft_impulse(
+    /// A normal row's impulse `−m·scale·(vn + bias) − keep·accumulated`
+    /// (the rows pick `bias`, `scale` and `keep` per case: a speculative
+    /// row closes the gap and no more, a soft row is a spring-damper, a
+    /// rigid one stops the approach).
+    fn normal_impulse(
         m: Self,
-        soft: &Softness<Self>,
-        speed_separation: (Self, Self),
-        max_push: Self,
+        vn: Self,
+        bias: Self,
+        scale: Self,
+        keep: Self,
         accumulated: Self,
     ) -> Self;
-
-    /// A rigid (relaxing) row's impulse: `−m·vn`.
-    fn rigid_impulse(m: Self, vn: Self) -> Self;
 
     /// A friction row's impulse `−m·vt` and its bound `friction·normal`
     /// (the `*` operator's values on both backends).
@@ -123,6 +123,8 @@ pub(crate) trait RowMath: SimScalar {
 }
 
 impl RowMath for Fp32Pinned {
+    const EXACT_ZERO_ROWS: bool = false;
+
     #[inline(always)]
     fn row_speed(v: &RowVel<Self>, dir: Vec2<Self>, ra_dir: Self, rb_dir: Self) -> Self {
         (v.vb - v.va).dot(dir) + v.wb * rb_dir - v.wa * ra_dir
@@ -141,25 +143,15 @@ impl RowMath for Fp32Pinned {
     }
 
     #[inline(always)]
-    fn speculative_impulse(m: Self, vn: Self, s: Self, inv_h: Self) -> Self {
-        -m * (vn + s * inv_h)
-    }
-
-    #[inline(always)]
-    fn soft_impulse(
+    fn normal_impulse(
         m: Self,
-        soft: &Softness<Self>,
-        (vn, s): (Self, Self),
-        max_push: Self,
+        vn: Self,
+        bias: Self,
+        scale: Self,
+        keep: Self,
         accumulated: Self,
     ) -> Self {
-        let bias = (soft.bias_rate * s).max(-max_push);
-        -m * soft.mass_scale * (vn + bias) - soft.impulse_scale * accumulated
-    }
-
-    #[inline(always)]
-    fn rigid_impulse(m: Self, vn: Self) -> Self {
-        -m * (vn + Self::ZERO)
+        -m * scale * (vn + bias) - keep * accumulated
     }
 
     #[inline(always)]
@@ -253,6 +245,8 @@ fn rotate_q32(q: Rot<Fpx16_16>, v: Vec2<Fpx16_16>) -> (i64, i64) {
 }
 
 impl RowMath for Fpx16_16 {
+    const EXACT_ZERO_ROWS: bool = true;
+
     #[inline(always)]
     fn row_speed(v: &RowVel<Self>, dir: Vec2<Self>, ra_dir: Self, rb_dir: Self) -> Self {
         let dx = w(v.vb.x) - w(v.va.x);
@@ -287,32 +281,23 @@ impl RowMath for Fpx16_16 {
     }
 
     #[inline(always)]
-    fn speculative_impulse(m: Self, vn: Self, s: Self, inv_h: Self) -> Self {
-        let closing = add_mul(vn, s, inv_h);
-        settle(-(w(m) * w(closing)))
-    }
-
-    #[inline(always)]
-    fn soft_impulse(
+    fn normal_impulse(
         m: Self,
-        soft: &Softness<Self>,
-        (vn, s): (Self, Self),
-        max_push: Self,
+        vn: Self,
+        bias: Self,
+        scale: Self,
+        keep: Self,
         accumulated: Self,
     ) -> Self {
-        let bias = mul(soft.bias_rate, s).max(-max_push);
-        let scaled = mul(m, soft.mass_scale);
+        // `m·scale` rounded once (exact when `scale` is one), then the
+        // rest as one sum of products.
+        let scaled = mul(m, scale);
         settle(
             (w(vn) + w(bias))
                 .wrapping_mul(w(scaled))
                 .wrapping_neg()
-                .wrapping_sub(w(soft.impulse_scale) * w(accumulated)),
+                .wrapping_sub(w(keep) * w(accumulated)),
         )
-    }
-
-    #[inline(always)]
-    fn rigid_impulse(m: Self, vn: Self) -> Self {
-        settle(-(w(m) * w(vn)))
     }
 
     #[inline(always)]

@@ -10,7 +10,7 @@ use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2, VectorUnit};
 
 use crate::body::BodyKind;
 use crate::bundle::{self, ContactSoftness};
-use crate::contact_rows::{self, BIASED, FIRST, RELAX};
+use crate::contact_rows::{self, BIASED, FIRST, LaneOrder, RELAX};
 use crate::limits::MAX_SPEED;
 use crate::rot::Rot;
 use crate::row_math::RowMath;
@@ -108,19 +108,38 @@ pub(crate) fn solve<S: SimScalar>(
         state.downcast_mut::<PhysicsState<Fpx16_16>>(),
         scratch.downcast_mut::<PhysicsScratch<Fpx16_16>>(),
     ) {
-        return VectorUnit::widest().run(#[inline(always)] || solve_with(state, scratch));
+        let unit = VectorUnit::widest();
+        return unit.run(
+            #[inline(always)]
+            || solve_with(state, scratch, unit),
+        );
     }
     if let (Some(state), Some(scratch)) = (
         state.downcast_mut::<PhysicsState<Fp32Pinned>>(),
         scratch.downcast_mut::<PhysicsScratch<Fp32Pinned>>(),
     ) {
-        return VectorUnit::widest().run(#[inline(always)] || solve_with(state, scratch));
+        let unit = VectorUnit::widest();
+        return unit.run(
+            #[inline(always)]
+            || solve_with(state, scratch, unit),
+        );
     }
     0
 }
 
 #[inline(always)]
-fn solve_with<S: RowMath>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScratch<S>) -> u64 {
+fn solve_with<S: RowMath>(
+    state: &mut PhysicsState<S>,
+    scratch: &mut PhysicsScratch<S>,
+    unit: VectorUnit,
+) -> u64 {
+    // Q16.16's lanes need 64-bit multiplies and compares: without them
+    // (baseline x86-64, other architectures) a lane at a time is faster.
+    let order = if S::EXACT_ZERO_ROWS && unit == VectorUnit::Portable {
+        LaneOrder::Along
+    } else {
+        LaneOrder::Across
+    };
     let cfg = state.config;
     let substeps = S::from_i32(i32::from(cfg.substeps));
     let h = cfg.dt / substeps;
@@ -201,7 +220,7 @@ fn solve_with<S: RowMath>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScra
         for j in scratch.joints.iter().filter(|j| j.active) {
             j.warm_start(&mut scratch.solver);
         }
-        contact_rows::warm_start(&mut scratch.solver, &scratch.bundle.bundles);
+        contact_rows::warm_start(&mut scratch.solver, &scratch.bundle.bundles, order);
         for j in scratch.joints.iter_mut().filter(|j| j.active) {
             j.solve(&mut scratch.solver, joint_soft, true);
         }
@@ -209,9 +228,9 @@ fn solve_with<S: RowMath>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScra
         // decided at compile time, outside the loops.
         let (bodies, bundles) = (&mut scratch.solver, &mut scratch.bundle.bundles);
         if substep == 0 {
-            contact_rows::solve::<S, FIRST>(bodies, bundles, inv_h, push);
+            contact_rows::solve::<S, FIRST>(bodies, bundles, order, inv_h, push);
         } else {
-            contact_rows::solve::<S, BIASED>(bodies, bundles, inv_h, push);
+            contact_rows::solve::<S, BIASED>(bodies, bundles, order, inv_h, push);
         }
         // Integrate positions.
         for s in scratch.solver.iter_mut().filter(|s| s.moves) {
@@ -225,6 +244,7 @@ fn solve_with<S: RowMath>(state: &mut PhysicsState<S>, scratch: &mut PhysicsScra
         contact_rows::solve::<S, RELAX>(
             &mut scratch.solver,
             &mut scratch.bundle.bundles,
+            order,
             inv_h,
             push,
         );

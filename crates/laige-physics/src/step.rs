@@ -11,12 +11,12 @@ use laige_core::{SimScalar, Vec2, event};
 use laige_sim::Entities;
 
 use crate::body::{BodyKind, Collider, Colliders, RigidBody};
+use crate::bundle::BundleScratch;
 use crate::events::RANGE_CLAMPED;
 use crate::joint::{Joint, JointEntry};
 use crate::limits::{MAX_SPIN, WORLD_HALF_EXTENT};
 use crate::manifold::{NarrowConsts, collide_within, speculative_distance};
 use crate::shape::Aabb;
-use crate::bundle::BundleScratch;
 use crate::solver::{self, SolverBody};
 use crate::state::{Contact, ContactPoint, PhysicsEvent, PhysicsEventKind, PhysicsState};
 
