@@ -85,10 +85,6 @@ pub(crate) struct Bundle<S> {
     pub(crate) count: [u8; LANES],
     /// The largest of `count`: the rows run this many points.
     pub(crate) points_used: u8,
-    pub(crate) ma: Lanes<S>,
-    pub(crate) ia: Lanes<S>,
-    pub(crate) mb: Lanes<S>,
-    pub(crate) ib: Lanes<S>,
     pub(crate) nx: Lanes<S>,
     pub(crate) ny: Lanes<S>,
     pub(crate) friction: Lanes<S>,
@@ -158,10 +154,6 @@ impl<S: SimScalar> Bundle<S> {
         self.contact[lane] = u32::MAX;
         self.count[lane] = 0;
         for field in [
-            &mut self.ma,
-            &mut self.ia,
-            &mut self.mb,
-            &mut self.ib,
             &mut self.nx,
             &mut self.ny,
             &mut self.friction,
@@ -353,10 +345,6 @@ fn fill_lane<S: RowMath>(
     soft: ContactSoftness<S>,
 ) {
     let (ma, ia, mb, ib) = (sa.inv_mass, sa.inv_i, sb.inv_mass, sb.inv_i);
-    k.ma[lane] = ma;
-    k.ia[lane] = ia;
-    k.mb[lane] = mb;
-    k.ib[lane] = ib;
     let normal = c.normal;
     let tangent = right_perp(normal);
     k.nx[lane] = normal.x;

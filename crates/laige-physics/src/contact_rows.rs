@@ -12,7 +12,7 @@ use laige_core::{SimScalar, Vec2};
 
 use crate::bundle::{Bundle, LANES, Lanes};
 use crate::rot::{Rot, cross, cross_sv, right_perp};
-use crate::row_math::{RowArms, RowMass, RowMath, RowVel};
+use crate::row_math::{RowArms, RowMath, RowVel};
 use crate::solver::SolverBody;
 use crate::state::PhysicsState;
 
@@ -108,10 +108,6 @@ fn within<S: SimScalar>(x: S, bound: S) -> S {
 
 /// A bundle's per-constraint values the rows read (its points apart).
 struct Head<S> {
-    ma: Lanes<S>,
-    ia: Lanes<S>,
-    mb: Lanes<S>,
-    ib: Lanes<S>,
     nx: Lanes<S>,
     ny: Lanes<S>,
     friction: Lanes<S>,
@@ -124,26 +120,12 @@ impl<S: SimScalar> Head<S> {
     #[inline(always)]
     fn of(k: &Bundle<S>) -> Self {
         Self {
-            ma: k.ma,
-            ia: k.ia,
-            mb: k.mb,
-            ib: k.ib,
             nx: k.nx,
             ny: k.ny,
             friction: k.friction,
             bias_rate: k.bias_rate,
             mass_scale: k.mass_scale,
             impulse_scale: k.impulse_scale,
-        }
-    }
-
-    #[inline(always)]
-    fn mass(&self, l: usize) -> RowMass<S> {
-        RowMass {
-            ma: self.ma[l],
-            ia: self.ia[l],
-            mb: self.mb[l],
-            ib: self.ib[l],
         }
     }
 
@@ -201,8 +183,7 @@ fn store_lane<S: SimScalar>(bodies: &mut [SolverBody<S>], k: &Bundle<S>, l: usiz
 
 /// One point's warm start in lane `$l`: its accumulated impulses applied.
 macro_rules! warm_row {
-    ($S:ty, $p:ident, $l:ident, $head:ident, $v:ident) => {
-        let n = $head.normal($l);
+    ($S:ty, $p:ident, $l:ident, $v:ident) => {
         let arms = RowArms {
             lin_a: Vec2::new($p.lin_ax[$l], $p.lin_ay[$l]),
             lin_b: Vec2::new($p.lin_bx[$l], $p.lin_by[$l]),
@@ -211,13 +192,7 @@ macro_rules! warm_row {
         };
         <$S>::warm_point(
             &mut $v,
-            &$head.mass($l),
-            (n, right_perp(n)),
             ($p.normal_impulse[$l], $p.tangent_impulse[$l]),
-            (
-                Vec2::new($p.rax[$l], $p.ray[$l]),
-                Vec2::new($p.rbx[$l], $p.rby[$l]),
-            ),
             &arms,
         );
     };
@@ -264,9 +239,7 @@ macro_rules! normal_row {
         );
         <$S>::apply_row(
             &mut $v,
-            &$head.mass($l),
-            (n, applied),
-            ($p.rna[$l], $p.rnb[$l]),
+            applied,
             (
                 Vec2::new($p.lin_ax[$l], $p.lin_ay[$l]),
                 Vec2::new($p.lin_bx[$l], $p.lin_by[$l]),
@@ -294,9 +267,7 @@ macro_rules! tangent_row {
         $p.tangent_impulse[$l] = new;
         <$S>::apply_row(
             &mut $v,
-            &$head.mass($l),
-            (t, applied),
-            ($p.rta[$l], $p.rtb[$l]),
+            applied,
             (
                 right_perp(Vec2::new($p.lin_ax[$l], $p.lin_ay[$l])),
                 right_perp(Vec2::new($p.lin_bx[$l], $p.lin_by[$l])),
@@ -315,12 +286,11 @@ pub(crate) fn warm_start<S: RowMath>(
     order: LaneOrder,
 ) {
     for k in bundles {
-        let head = Head::of(k);
         if order == LaneOrder::Along {
             for l in 0..LANES {
                 let mut v = lane_velocity(bodies, k, l);
                 for p in &k.points[..usize::from(k.count[l])] {
-                    warm_row!(S, p, l, head, v);
+                    warm_row!(S, p, l, v);
                 }
                 store_lane(bodies, k, l, &v);
             }
@@ -330,7 +300,7 @@ pub(crate) fn warm_start<S: RowMath>(
         for p in &k.points[..usize::from(k.points_used)] {
             for l in 0..LANES {
                 let mut v = vel.lane(l);
-                warm_row!(S, p, l, head, v);
+                warm_row!(S, p, l, v);
                 vel.set_lane(l, &v);
             }
         }

@@ -2,9 +2,8 @@
 //! ([`RowMath`]): the solver's rows are written once, generic, and call
 //! these for their dot products, impulses and velocity updates.
 //!
-//! - `Fp32Pinned`: exactly the expressions the rows have always had, op
-//!   for op in the same order (its pinned known answers, x87's included,
-//!   depend on that).
+//! - `Fp32Pinned`: each operation one IEEE binary32 operation, in the
+//!   order written.
 //! - `Fpx16_16`: each expression is computed with the exact `i64` products
 //!   of the raw values (Q32.32), summed exactly and rounded once to
 //!   nearest, ties to even, then saturated once — instead of one rounding
@@ -21,7 +20,7 @@
 
 use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2};
 
-use crate::rot::{Rot, cross};
+use crate::rot::{Rot, right_perp};
 
 /// A constraint's two bodies' velocities while its rows run.
 #[derive(Clone, Copy, Debug)]
@@ -41,10 +40,9 @@ pub(crate) struct RowMass<S> {
     pub(crate) ib: S,
 }
 
-/// What a backend keeps per contact point for its velocity updates: the
+/// What the rows keep per contact point for their velocity updates: the
 /// inverse masses and inertias already multiplied by the rows' directions
-/// and lever arms (Q16.16: one product fewer per update; binary32: unused,
-/// zero, its rows keep their own expressions).
+/// and lever arms (one product per update).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct RowArms<S> {
     /// `n·ma` and `n·mb` (the tangent's are their right perpendiculars).
@@ -98,28 +96,20 @@ pub(crate) trait RowMath: SimScalar {
     /// `r × t` of `[ra × n, rb × n, ra × t, rb × t]`.
     fn row_arms(m: &RowMass<Self>, n: Vec2<Self>, levers: [Self; 4]) -> RowArms<Self>;
 
-    /// Applies the impulse `dir·applied` to the two bodies: A loses
-    /// `dir·applied·ma` and `ia·(ra_dir·applied)`, B gains its share
-    /// (`lin`, `ang`: the row's part of the point's [`RowArms`]).
+    /// Applies a row's impulse `applied` (along its direction) to the two
+    /// bodies: A loses `lin.0·applied` and `ang.0·applied`, B gains
+    /// `lin.1·applied` and `ang.1·applied` (`lin`, `ang`: the row's part of
+    /// the point's [`RowArms`]).
     fn apply_row(
         v: &mut RowVel<Self>,
-        m: &RowMass<Self>,
-        impulse: (Vec2<Self>, Self),
-        arm_dirs: (Self, Self),
+        applied: Self,
         lin: (Vec2<Self>, Vec2<Self>),
         ang: (Self, Self),
     );
 
-    /// Warm start of one point: the impulse `n·normal + t·tangent` applied
-    /// at the lever arms `ra`, `rb`.
-    fn warm_point(
-        v: &mut RowVel<Self>,
-        m: &RowMass<Self>,
-        axes: (Vec2<Self>, Vec2<Self>),
-        impulses: (Self, Self),
-        arms: (Vec2<Self>, Vec2<Self>),
-        row_arms: &RowArms<Self>,
-    );
+    /// Warm start of one point: its accumulated normal and tangent
+    /// impulses applied through its [`RowArms`].
+    fn warm_point(v: &mut RowVel<Self>, impulses: (Self, Self), row_arms: &RowArms<Self>);
 }
 
 impl RowMath for Fp32Pinned {
@@ -160,40 +150,36 @@ impl RowMath for Fp32Pinned {
     }
 
     #[inline(always)]
-    fn row_arms(_: &RowMass<Self>, _: Vec2<Self>, _: [Self; 4]) -> RowArms<Self> {
-        RowArms::default()
+    fn row_arms(m: &RowMass<Self>, n: Vec2<Self>, levers: [Self; 4]) -> RowArms<Self> {
+        let [rna, rnb, rta, rtb] = levers;
+        RowArms {
+            lin_a: n * m.ma,
+            lin_b: n * m.mb,
+            ang_n: (m.ia * rna, m.ib * rnb),
+            ang_t: (m.ia * rta, m.ib * rtb),
+        }
     }
 
     #[inline(always)]
     fn apply_row(
         v: &mut RowVel<Self>,
-        m: &RowMass<Self>,
-        (dir, applied): (Vec2<Self>, Self),
-        (ra_dir, rb_dir): (Self, Self),
-        _: (Vec2<Self>, Vec2<Self>),
-        _: (Self, Self),
+        applied: Self,
+        (lin_a, lin_b): (Vec2<Self>, Vec2<Self>),
+        (ang_a, ang_b): (Self, Self),
     ) {
-        let pv = dir * applied;
-        v.va -= pv * m.ma;
-        v.wa -= m.ia * (ra_dir * applied);
-        v.vb += pv * m.mb;
-        v.wb += m.ib * (rb_dir * applied);
+        v.va -= lin_a * applied;
+        v.wa -= ang_a * applied;
+        v.vb += lin_b * applied;
+        v.wb += ang_b * applied;
     }
 
     #[inline(always)]
-    fn warm_point(
-        v: &mut RowVel<Self>,
-        m: &RowMass<Self>,
-        (n, t): (Vec2<Self>, Vec2<Self>),
-        (normal, tangent): (Self, Self),
-        (ra, rb): (Vec2<Self>, Vec2<Self>),
-        _: &RowArms<Self>,
-    ) {
-        let impulse = n * normal + t * tangent;
-        v.va -= impulse * m.ma;
-        v.wa -= m.ia * cross(ra, impulse);
-        v.vb += impulse * m.mb;
-        v.wb += m.ib * cross(rb, impulse);
+    fn warm_point(v: &mut RowVel<Self>, (normal, tangent): (Self, Self), k: &RowArms<Self>) {
+        // The tangent's arms are the normal's right perpendiculars.
+        v.va -= k.lin_a * normal + right_perp(k.lin_a) * tangent;
+        v.wa -= k.ang_n.0 * normal + k.ang_t.0 * tangent;
+        v.vb += k.lin_b * normal + right_perp(k.lin_b) * tangent;
+        v.wb += k.ang_n.1 * normal + k.ang_t.1 * tangent;
     }
 }
 
@@ -324,9 +310,7 @@ impl RowMath for Fpx16_16 {
     #[inline(always)]
     fn apply_row(
         v: &mut RowVel<Self>,
-        _: &RowMass<Self>,
-        (_, applied): (Vec2<Self>, Self),
-        _: (Self, Self),
+        applied: Self,
         (lin_a, lin_b): (Vec2<Self>, Vec2<Self>),
         (ang_a, ang_b): (Self, Self),
     ) {
@@ -339,14 +323,7 @@ impl RowMath for Fpx16_16 {
     }
 
     #[inline(always)]
-    fn warm_point(
-        v: &mut RowVel<Self>,
-        _: &RowMass<Self>,
-        _: (Vec2<Self>, Vec2<Self>),
-        (normal, tangent): (Self, Self),
-        _: (Vec2<Self>, Vec2<Self>),
-        k: &RowArms<Self>,
-    ) {
+    fn warm_point(v: &mut RowVel<Self>, (normal, tangent): (Self, Self), k: &RowArms<Self>) {
         // The tangent's arms are the normal's right perpendiculars:
         // `t·m = (n.y·m, −n.x·m)`.
         let (n, t) = (w(normal), w(tangent));

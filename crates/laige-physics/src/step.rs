@@ -50,6 +50,9 @@ pub(crate) struct Proxy<S> {
 #[derive(Clone, Copy, Debug)]
 struct Pair {
     key: (u64, u8, u64, u8),
+    /// The key's order as one number: the bodies' indices (in entity-bit
+    /// order, so the same order as their bits) and colliders, packed.
+    order: u128,
     body_a: u32,
     body_b: u32,
     sensor: bool,
@@ -222,27 +225,23 @@ fn find_pairs<S: SimScalar>(scratch: &mut PhysicsScratch<S>) {
                 continue;
             }
             let (x, y) = ((ba.bits, p.collider), (bb.bits, q.collider));
-            let pair = if x < y {
-                Pair {
-                    key: (x.0, x.1, y.0, y.1),
-                    body_a: p.body,
-                    body_b: q.body,
-                    sensor,
-                }
-            } else {
-                Pair {
-                    key: (y.0, y.1, x.0, x.1),
-                    body_a: q.body,
-                    body_b: p.body,
-                    sensor,
-                }
+            let (a, b) = if x < y { (p, q) } else { (q, p) };
+            let pair = Pair {
+                key: (x.min(y).0, x.min(y).1, x.max(y).0, x.max(y).1),
+                order: u128::from(a.body) << 72
+                    | u128::from(a.collider) << 64
+                    | u128::from(b.body) << 8
+                    | u128::from(b.collider),
+                body_a: a.body,
+                body_b: b.body,
+                sensor,
             };
             scratch.pairs.push(pair);
         }
     }
-    scratch.pairs.sort_unstable_by_key(|p| p.key);
+    scratch.pairs.sort_unstable_by_key(|p| p.order);
     // Two boxes sharing several bands met in each.
-    scratch.pairs.dedup_by_key(|p| p.key);
+    scratch.pairs.dedup_by_key(|p| p.order);
 }
 
 fn event_for(c: &Contact<impl Copy>, begin: bool) -> PhysicsEvent {
