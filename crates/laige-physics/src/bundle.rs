@@ -13,7 +13,7 @@
 //! later contacts to the overflow: one constraint per bundle, after the
 //! colours, in contact order.
 
-use laige_core::SimScalar;
+use laige_core::{SimScalar, Vec2};
 
 use crate::rot::{cross, cross_sv, right_perp};
 use crate::row_math::{RowMass, RowMath};
@@ -357,8 +357,10 @@ fn fill_lane<S: RowMath>(
     k.bias_rate[lane] = soft.bias_rate;
     k.mass_scale[lane] = soft.mass_scale;
     k.impulse_scale[lane] = soft.impulse_scale;
-    let ca = ea.body.rotation.rotate(ea.body.local_center);
-    let cb = eb.body.rotation.rotate(eb.body.local_center);
+    let ca = centre_offset(ea);
+    let cb = centre_offset(eb);
+    // The closing speed is read only by restitution.
+    let bounces = k.restitution[lane] != S::ZERO;
     let m = RowMass { ma, ia, mb, ib };
     for (cp, p) in c.points[..c.count as usize].iter().zip(&mut k.points) {
         let ra = cp.anchor_a - ca;
@@ -369,7 +371,6 @@ fn fill_lane<S: RowMath>(
         let rta = cross(ra, tangent);
         let rtb = cross(rb, tangent);
         let kt = ma + mb + ia * rta * rta + ib * rtb * rtb;
-        let dv = sb.v + cross_sv(sb.w, rb) - sa.v - cross_sv(sa.w, ra);
         let arms = S::row_arms(&m, normal, [rna, rnb, rta, rtb]);
         p.rax[lane] = ra.x;
         p.ray[lane] = ra.y;
@@ -386,7 +387,11 @@ fn fill_lane<S: RowMath>(
         p.normal_impulse[lane] = cp.normal_impulse;
         p.tangent_impulse[lane] = cp.tangent_impulse;
         p.max_normal_impulse[lane] = S::ZERO;
-        p.relative_velocity[lane] = normal.dot(dv);
+        p.relative_velocity[lane] = if bounces {
+            normal.dot(sb.v + cross_sv(sb.w, rb) - sa.v - cross_sv(sa.w, ra))
+        } else {
+            S::ZERO
+        };
         p.lin_ax[lane] = arms.lin_a.x;
         p.lin_ay[lane] = arms.lin_a.y;
         p.lin_bx[lane] = arms.lin_b.x;
@@ -395,6 +400,16 @@ fn fill_lane<S: RowMath>(
         p.ang_nb[lane] = arms.ang_n.1;
         p.ang_ta[lane] = arms.ang_t.0;
         p.ang_tb[lane] = arms.ang_t.1;
+    }
+}
+
+/// A body's centre of mass relative to its origin, in world axes (zero,
+/// without the rotation, for a shape centred on the origin).
+fn centre_offset<S: SimScalar>(e: &BodyEntry<S>) -> Vec2<S> {
+    if e.body.local_center == Vec2::ZERO {
+        Vec2::ZERO
+    } else {
+        e.body.rotation.rotate(e.body.local_center)
     }
 }
 

@@ -108,7 +108,7 @@ pub(crate) fn solve<S: SimScalar>(
         state.downcast_mut::<PhysicsState<Fpx16_16>>(),
         scratch.downcast_mut::<PhysicsScratch<Fpx16_16>>(),
     ) {
-        let unit = VectorUnit::widest();
+        let unit = VectorUnit::widest().min(Fpx16_16::WIDEST_USEFUL);
         return unit.run(
             #[inline(always)]
             || solve_with(state, scratch, unit),
@@ -118,7 +118,7 @@ pub(crate) fn solve<S: SimScalar>(
         state.downcast_mut::<PhysicsState<Fp32Pinned>>(),
         scratch.downcast_mut::<PhysicsScratch<Fp32Pinned>>(),
     ) {
-        let unit = VectorUnit::widest();
+        let unit = VectorUnit::widest().min(Fp32Pinned::WIDEST_USEFUL);
         return unit.run(
             #[inline(always)]
             || solve_with(state, scratch, unit),
