@@ -15,7 +15,7 @@
 
 use laige_core::{SimScalar, Vec2};
 
-use crate::rot::{cross, cross_sv, right_perp};
+use crate::rot::cross_sv;
 use crate::row_math::{RowMass, RowMath};
 use crate::solver::{Softness, SolverBody};
 use crate::state::{Contact, PhysicsState};
@@ -346,7 +346,6 @@ fn fill_lane<S: RowMath>(
 ) {
     let (ma, ia, mb, ib) = (sa.inv_mass, sa.inv_i, sb.inv_mass, sb.inv_i);
     let normal = c.normal;
-    let tangent = right_perp(normal);
     k.nx[lane] = normal.x;
     k.ny[lane] = normal.y;
     let soft = if ma == S::ZERO || mb == S::ZERO {
@@ -365,13 +364,8 @@ fn fill_lane<S: RowMath>(
     for (cp, p) in c.points[..c.count as usize].iter().zip(&mut k.points) {
         let ra = cp.anchor_a - ca;
         let rb = cp.anchor_b - cb;
-        let rna = cross(ra, normal);
-        let rnb = cross(rb, normal);
-        let kn = ma + mb + ia * rna * rna + ib * rnb * rnb;
-        let rta = cross(ra, tangent);
-        let rtb = cross(rb, tangent);
-        let kt = ma + mb + ia * rta * rta + ib * rtb * rtb;
-        let arms = S::row_arms(&m, normal, [rna, rnb, rta, rtb]);
+        let set = S::point_setup(&m, normal, (ra, rb), cp.separation);
+        let ([rna, rnb, rta, rtb], arms) = (set.levers, set.arms);
         p.rax[lane] = ra.x;
         p.ray[lane] = ra.y;
         p.rbx[lane] = rb.x;
@@ -380,10 +374,10 @@ fn fill_lane<S: RowMath>(
         p.rnb[lane] = rnb;
         p.rta[lane] = rta;
         p.rtb[lane] = rtb;
-        p.adjusted_separation[lane] = cp.separation - (rb - ra).dot(normal);
+        p.adjusted_separation[lane] = set.adjusted_separation;
         p.separation[lane] = S::ZERO;
-        p.normal_mass[lane] = inv_or_zero(kn);
-        p.tangent_mass[lane] = inv_or_zero(kt);
+        p.normal_mass[lane] = inv_or_zero(set.k_normal);
+        p.tangent_mass[lane] = inv_or_zero(set.k_tangent);
         p.normal_impulse[lane] = cp.normal_impulse;
         p.tangent_impulse[lane] = cp.tangent_impulse;
         p.max_normal_impulse[lane] = S::ZERO;

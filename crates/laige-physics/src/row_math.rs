@@ -20,7 +20,7 @@
 
 use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2, VectorUnit};
 
-use crate::rot::{Rot, right_perp};
+use crate::rot::{Rot, cross, right_perp};
 
 /// A constraint's two bodies' velocities while its rows run.
 #[derive(Clone, Copy, Debug)]
@@ -52,6 +52,21 @@ pub(crate) struct RowArms<S> {
     pub(crate) ang_n: (S, S),
     /// `ia·(ra × t)`, `ib·(rb × t)`.
     pub(crate) ang_t: (S, S),
+}
+
+/// A contact point's values that stay fixed through a step.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PointSetup<S> {
+    /// `[ra × n, rb × n, ra × t, rb × t]`.
+    pub(crate) levers: [S; 4],
+    /// The effective masses' inverses along the normal and the tangent:
+    /// `ma + mb + ia·(ra × d)² + ib·(rb × d)²`.
+    pub(crate) k_normal: S,
+    pub(crate) k_tangent: S,
+    /// The separation less the arms' difference along the normal: the
+    /// separation at any later motion is this plus the motion's part.
+    pub(crate) adjusted_separation: S,
+    pub(crate) arms: RowArms<S>,
 }
 
 /// The contact rows' arithmetic (see the module docs for each backend's
@@ -96,9 +111,14 @@ pub(crate) trait RowMath: SimScalar {
     /// (the `*` operator's values on both backends).
     fn friction_impulse(m: Self, vt: Self, friction: Self, normal: Self) -> (Self, Self);
 
-    /// The point's [`RowArms`] for the normal `n` and the levers `r × n`,
-    /// `r × t` of `[ra × n, rb × n, ra × t, rb × t]`.
-    fn row_arms(m: &RowMass<Self>, n: Vec2<Self>, levers: [Self; 4]) -> RowArms<Self>;
+    /// A contact point's set-up from its lever arms `ra`, `rb` (from the
+    /// bodies' centres), the normal `n` and the manifold's separation.
+    fn point_setup(
+        m: &RowMass<Self>,
+        n: Vec2<Self>,
+        arms: (Vec2<Self>, Vec2<Self>),
+        separation: Self,
+    ) -> PointSetup<Self>;
 
     /// Applies a row's impulse `applied` (along its direction) to the two
     /// bodies: A loses `lin.0·applied` and `ang.0·applied`, B gains
@@ -158,15 +178,29 @@ impl RowMath for Fp32Pinned {
     }
 
     #[inline(always)]
-    fn row_arms(m: &RowMass<Self>, n: Vec2<Self>, levers: [Self; 4]) -> RowArms<Self> {
-        let [rna, rnb, rta, rtb] = levers;
-        RowArms {
-            lin_a: n * m.ma,
-            lin_b: n * m.mb,
-            ang_n: (m.ia * rna, m.ib * rnb),
-            ang_t: (m.ia * rta, m.ib * rtb),
+    fn point_setup(
+        m: &RowMass<Self>,
+        n: Vec2<Self>,
+        (ra, rb): (Vec2<Self>, Vec2<Self>),
+        separation: Self,
+    ) -> PointSetup<Self> {
+        let t = right_perp(n);
+        let (rna, rnb) = (cross(ra, n), cross(rb, n));
+        let (rta, rtb) = (cross(ra, t), cross(rb, t));
+        PointSetup {
+            levers: [rna, rnb, rta, rtb],
+            k_normal: m.ma + m.mb + m.ia * rna * rna + m.ib * rnb * rnb,
+            k_tangent: m.ma + m.mb + m.ia * rta * rta + m.ib * rtb * rtb,
+            adjusted_separation: separation - (rb - ra).dot(n),
+            arms: RowArms {
+                lin_a: n * m.ma,
+                lin_b: n * m.mb,
+                ang_n: (m.ia * rna, m.ib * rnb),
+                ang_t: (m.ia * rta, m.ib * rtb),
+            },
         }
     }
+
 
     #[inline(always)]
     fn apply_row(
@@ -307,15 +341,48 @@ impl RowMath for Fpx16_16 {
     }
 
     #[inline(always)]
-    fn row_arms(m: &RowMass<Self>, n: Vec2<Self>, levers: [Self; 4]) -> RowArms<Self> {
-        let [rna, rnb, rta, rtb] = levers;
-        RowArms {
-            lin_a: Vec2::new(mul(n.x, m.ma), mul(n.y, m.ma)),
-            lin_b: Vec2::new(mul(n.x, m.mb), mul(n.y, m.mb)),
-            ang_n: (mul(m.ia, rna), mul(m.ib, rnb)),
-            ang_t: (mul(m.ia, rta), mul(m.ib, rtb)),
+    fn point_setup(
+        m: &RowMass<Self>,
+        n: Vec2<Self>,
+        (ra, rb): (Vec2<Self>, Vec2<Self>),
+        separation: Self,
+    ) -> PointSetup<Self> {
+        // `r × n = r.x·n.y − r.y·n.x`; with `t = (n.y, −n.x)`,
+        // `r × t = −(r·n)`: each one sum, rounded once.
+        let cross_n = |r: Vec2<Self>| settle(w(r.x) * w(n.y) - w(r.y) * w(n.x));
+        let cross_t = |r: Vec2<Self>| settle(-(w(r.x) * w(n.x) + w(r.y) * w(n.y)));
+        let (rna, rnb, rta, rtb) = (cross_n(ra), cross_n(rb), cross_t(ra), cross_t(rb));
+        let ang_n = (mul(m.ia, rna), mul(m.ib, rnb));
+        let ang_t = (mul(m.ia, rta), mul(m.ib, rtb));
+        // `ma + mb + (ia·r)·r` for both bodies: the arms' products reused,
+        // one rounding for the sum.
+        let base = (w(m.ma) + w(m.mb)) << 16;
+        let k = |(a, b): (Self, Self), ra: Self, rb: Self| {
+            settle(
+                base.wrapping_add(w(a) * w(ra))
+                    .wrapping_add(w(b) * w(rb)),
+            )
+        };
+        let dx = w(rb.x) - w(ra.x);
+        let dy = w(rb.y) - w(ra.y);
+        PointSetup {
+            levers: [rna, rnb, rta, rtb],
+            k_normal: k(ang_n, rna, rnb),
+            k_tangent: k(ang_t, rta, rtb),
+            adjusted_separation: settle(
+                (w(separation) << 16)
+                    .wrapping_sub(dx.wrapping_mul(w(n.x)))
+                    .wrapping_sub(dy.wrapping_mul(w(n.y))),
+            ),
+            arms: RowArms {
+                lin_a: Vec2::new(mul(n.x, m.ma), mul(n.y, m.ma)),
+                lin_b: Vec2::new(mul(n.x, m.mb), mul(n.y, m.mb)),
+                ang_n,
+                ang_t,
+            },
         }
     }
+
 
     #[inline(always)]
     fn apply_row(
