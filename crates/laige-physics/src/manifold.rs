@@ -10,7 +10,7 @@ use std::any::Any;
 
 use laige_core::{Fpx16_16, SimScalar, Vec2};
 
-use crate::rot::{Transform, left_perp};
+use crate::rot::{Rot, Transform, left_perp};
 use crate::row_math::settle;
 use crate::shape::{Shape, ShapeKind};
 
@@ -59,9 +59,9 @@ impl<S: SimScalar> Manifold<S> {
 
     /// Anchors from A-local to world orientation, relative to each origin.
     fn finish(mut self, xfa: Transform<S>, xfb: Transform<S>, origin: Vec2<S>) -> Self {
-        self.normal = xfa.q.rotate(self.normal);
+        self.normal = rotate(xfa.q, self.normal);
         for p in &mut self.points[..self.count as usize] {
-            p.anchor_a = xfa.q.rotate(p.anchor_a + origin);
+            p.anchor_a = rotate(xfa.q, p.anchor_a + origin);
             p.anchor_b = p.anchor_a + (xfa.p - xfb.p);
         }
         self
@@ -99,6 +99,95 @@ impl<S: SimScalar> NarrowConsts<S> {
             eps: S::from_ratio(1, 65536),
         }
     }
+}
+
+/// `x` as a `T` when its type is `T`: known at compile time, so each
+/// backend's code below is only its own arm (as in [`max_separation`]).
+#[inline(always)]
+fn cast<A: Any, T: Any + Copy>(x: &A) -> Option<T> {
+    (x as &dyn Any).downcast_ref::<T>().copied()
+}
+
+/// A Q16.16 value's raw integer, widened.
+#[inline(always)]
+fn raw(x: Fpx16_16) -> i64 {
+    i64::from(x.to_raw())
+}
+
+// The narrowphase's transforms and projections. On Q16.16 each result
+// component is one exact `i64` sum of raw products (a unit rotation's raw
+// components are at most 2^16, coordinates below 2^31: every sum stays
+// below 2^49), rounded once to nearest, ties to even, and saturated
+// (`settle`), instead of a rounding per product and a saturation per sum:
+// fewer instructions and closer to the exact value. On binary32 they are
+// exactly `Rot`'s, `Transform`'s and `Vec2`'s operators.
+
+/// `q·v`.
+#[inline(always)]
+fn rotate<S: SimScalar>(q: Rot<S>, v: Vec2<S>) -> Vec2<S> {
+    if let (Some(q), Some(v)) = (cast::<_, Rot<Fpx16_16>>(&q), cast::<_, Vec2<Fpx16_16>>(&v)) {
+        let ((c, s), (x, y)) = ((raw(q.c), raw(q.s)), (raw(v.x), raw(v.y)));
+        if let Some(w) = cast(&Vec2::new(settle(c * x - s * y), settle(s * x + c * y))) {
+            return w;
+        }
+    }
+    q.rotate(v)
+}
+
+/// `q·v + p`.
+#[inline(always)]
+fn apply<S: SimScalar>(q: Rot<S>, v: Vec2<S>, p: Vec2<S>) -> Vec2<S> {
+    if let (Some(q), Some(v), Some(p)) = (
+        cast::<_, Rot<Fpx16_16>>(&q),
+        cast::<_, Vec2<Fpx16_16>>(&v),
+        cast::<_, Vec2<Fpx16_16>>(&p),
+    ) {
+        let ((c, s), (x, y)) = ((raw(q.c), raw(q.s)), (raw(v.x), raw(v.y)));
+        let (px, py) = (raw(p.x) << 16, raw(p.y) << 16);
+        if let Some(w) = cast(&Vec2::new(
+            settle(c * x - s * y + px),
+            settle(s * x + c * y + py),
+        )) {
+            return w;
+        }
+    }
+    q.rotate(v) + p
+}
+
+/// `a⁻¹·b`: `b` in `a`'s frame.
+#[inline(always)]
+fn inv_mul<S: SimScalar>(a: Transform<S>, b: Transform<S>) -> Transform<S> {
+    if let (Some(a), Some(b)) = (
+        cast::<_, Transform<Fpx16_16>>(&a),
+        cast::<_, Transform<Fpx16_16>>(&b),
+    ) {
+        let (c, s) = (raw(a.q.c), raw(a.q.s));
+        let (bc, bs) = (raw(b.q.c), raw(b.q.s));
+        let d = b.p - a.p;
+        let (x, y) = (raw(d.x), raw(d.y));
+        let xf = Transform {
+            q: Rot {
+                c: settle(c * bc + s * bs),
+                s: settle(c * bs - s * bc),
+            },
+            p: Vec2::new(settle(c * x + s * y), settle(c * y - s * x)),
+        };
+        if let Some(xf) = cast(&xf) {
+            return xf;
+        }
+    }
+    a.inv_mul(b)
+}
+
+/// `a·b`.
+#[inline(always)]
+fn dot<S: SimScalar>(a: Vec2<S>, b: Vec2<S>) -> S {
+    if let (Some(a), Some(b)) = (cast::<_, Vec2<Fpx16_16>>(&a), cast::<_, Vec2<Fpx16_16>>(&b))
+        && let Some(d) = cast(&settle(raw(a.x) * raw(b.x) + raw(a.y) * raw(b.y)))
+    {
+        return d;
+    }
+    a.dot(b)
 }
 
 fn id(a: usize, b: usize) -> u16 {
@@ -147,9 +236,9 @@ fn collide_circles<S: SimScalar>(
     k: &NarrowConsts<S>,
 ) -> Manifold<S> {
     let mut m = Manifold::default();
-    let xf = xfa.inv_mul(xfb);
+    let xf = inv_mul(xfa, xfb);
     let pa = a.vertices[0];
-    let pb = xf.apply(b.vertices[0]);
+    let pb = apply(xf.q, b.vertices[0], xf.p);
     let d = pb - pa;
     let distance = d.length_wide();
     let separation = distance - a.radius - b.radius;
@@ -182,15 +271,15 @@ fn collide_polygon_circle<S: SimScalar>(
     k: &NarrowConsts<S>,
 ) -> Manifold<S> {
     let mut m = Manifold::default();
-    let xf = xfa.inv_mul(xfb);
-    let c = xf.apply(b.vertices[0]);
+    let xf = inv_mul(xfa, xfb);
+    let c = apply(xf.q, b.vertices[0], xf.p);
     let (ra, rb) = (a.radius, b.radius);
     let radius = ra + rb;
     let n = a.count as usize;
     let mut index = 0;
     let mut separation = S::from_i32(-32767);
     for i in 0..n {
-        let s = a.normals[i].dot(c - a.vertices[i]);
+        let s = dot(a.normals[i], c - a.vertices[i]);
         if s.gt(separation) {
             separation = s;
             index = i;
@@ -201,8 +290,8 @@ fn collide_polygon_circle<S: SimScalar>(
     }
     let v1 = a.vertices[index];
     let v2 = a.vertices[if index + 1 < n { index + 1 } else { 0 }];
-    let u1 = (c - v1).dot(v2 - v1);
-    let u2 = (c - v2).dot(v1 - v2);
+    let u1 = dot(c - v1, v2 - v1);
+    let u2 = dot(c - v2, v1 - v2);
     let outside = separation.gt(S::ZERO);
     let vertex = if u1.lt(S::ZERO) && outside {
         Some(v1)
@@ -232,7 +321,7 @@ fn collide_polygon_circle<S: SimScalar>(
         }
         None => {
             let normal = a.normals[index];
-            let ca = c + normal * (ra - (c - v1).dot(normal));
+            let ca = c + normal * (ra - dot(c - v1, normal));
             let cb = c - normal * rb;
             m.normal = normal;
             ManifoldPoint {
@@ -347,17 +436,17 @@ fn collide_boxes<S: SimScalar>(
     // The frame of `collide_polygons`: A's vertex 0 is the origin.
     let origin = pa.vertices[0];
     let sfa = Transform {
-        p: xfa.p + xfa.q.rotate(origin),
+        p: apply(xfa.q, origin, xfa.p),
         q: xfa.q,
     };
-    let xf = sfa.inv_mul(xfb);
+    let xf = inv_mul(sfa, xfb);
     let na: [Vec2<S>; 4] = std::array::from_fn(|i| pa.normals[i]);
     let va: [Vec2<S>; 4] = std::array::from_fn(|i| pa.vertices[i] - origin);
-    let vb: [Vec2<S>; 4] = std::array::from_fn(|i| xf.apply(pb.vertices[i]));
-    let nb: [Vec2<S>; 4] = std::array::from_fn(|i| xf.q.rotate(pb.normals[i]));
+    let vb: [Vec2<S>; 4] = std::array::from_fn(|i| apply(xf.q, pb.vertices[i], xf.p));
+    let nb: [Vec2<S>; 4] = std::array::from_fn(|i| rotate(xf.q, pb.normals[i]));
     // B's edge most against A's normal 0: B's normals 2 and 3 are 0 and 1
     // negated.
-    let (p, q) = (na[0].dot(nb[0]), na[0].dot(nb[1]));
+    let (p, q) = (dot(na[0], nb[0]), dot(na[0], nb[1]));
     let mut j = 0;
     let mut min = p;
     for (i, d) in [q, -p, -q].into_iter().enumerate() {
@@ -496,18 +585,18 @@ fn collide_polygons<S: SimScalar>(
     // numbers, less round-off.
     let origin = pa.vertices[0];
     let sfa = Transform {
-        p: xfa.p + xfa.q.rotate(origin),
+        p: apply(xfa.q, origin, xfa.p),
         q: xfa.q,
     };
-    let xf = sfa.inv_mul(xfb);
+    let xf = inv_mul(sfa, xfb);
     let mut a = *pa;
     for v in &mut a.vertices[..a.count as usize] {
         *v -= origin;
     }
     let mut b = *pb;
     for i in 0..b.count as usize {
-        b.vertices[i] = xf.apply(pb.vertices[i]);
-        b.normals[i] = xf.q.rotate(pb.normals[i]);
+        b.vertices[i] = apply(xf.q, pb.vertices[i], xf.p);
+        b.normals[i] = rotate(xf.q, pb.normals[i]);
     }
     let sep_a = max_separation(&a, &b);
     let sep_b = max_separation(&b, &a);
@@ -542,7 +631,7 @@ fn min_dot_edge<S: SimScalar>(normals: &[Vec2<S>], dir: Vec2<S>) -> usize {
     let mut best = 0;
     let mut min = S::from_i32(32767);
     for (i, n) in normals.iter().enumerate() {
-        let d = dir.dot(*n);
+        let d = dot(dir, *n);
         if d.lt(min) {
             min = d;
             best = i;
@@ -631,10 +720,10 @@ impl<S: SimScalar> Edges<'_, S> {
         let (v21, v22) = (v2[i21], v2[i22]);
         let tangent = left_perp(normal);
         let lower1 = S::ZERO;
-        let upper1 = (v12 - v11).dot(tangent);
+        let upper1 = dot(v12 - v11, tangent);
         // The incident edge runs against the tangent (both counter-clockwise).
-        let upper2 = (v21 - v11).dot(tangent);
-        let lower2 = (v22 - v11).dot(tangent);
+        let upper2 = dot(v21 - v11, tangent);
+        let lower2 = dot(v22 - v11, tangent);
         let eps = k.eps;
         let span = upper2 - lower2;
         let v_lower = if lower2.lt(lower1) && span.gt(eps) {
@@ -647,8 +736,8 @@ impl<S: SimScalar> Edges<'_, S> {
         } else {
             v21
         };
-        let sep_lower = (v_lower - v11).dot(normal);
-        let sep_upper = (v_upper - v11).dot(normal);
+        let sep_lower = dot(v_lower - v11, normal);
+        let sep_upper = dot(v_upper - v11, normal);
         let half = k.half;
         let v_lower = v_lower + normal * (half * (r1 - r2 - sep_lower));
         let v_upper = v_upper + normal * (half * (r1 - r2 - sep_upper));
