@@ -39,9 +39,16 @@ pub struct Manifold<S> {
 }
 
 impl<S: SimScalar> Manifold<S> {
-    fn push(&mut self, p: ManifoldPoint<S>) {
+    /// Adds a point (its `anchor_b` made by [`finish`](Self::finish)),
+    /// field by field in place: the manifold is built where it is returned,
+    /// never assembled in scalar stores and then copied whole (a wide load
+    /// of narrow stores just made stalls the store buffer).
+    fn push(&mut self, anchor_a: Vec2<S>, separation: S, id: u16) {
         if (self.count as usize) < 2 {
-            self.points[self.count as usize] = p;
+            let p = &mut self.points[self.count as usize];
+            p.anchor_a = anchor_a;
+            p.separation = separation;
+            p.id = id;
             self.count += 1;
         }
     }
@@ -58,13 +65,12 @@ impl<S: SimScalar> Manifold<S> {
     }
 
     /// Anchors from A-local to world orientation, relative to each origin.
-    fn finish(mut self, xfa: Transform<S>, xfb: Transform<S>, origin: Vec2<S>) -> Self {
+    fn finish(&mut self, xfa: Transform<S>, xfb: Transform<S>, origin: Vec2<S>) {
         self.normal = rotate(xfa.q, self.normal);
         for p in &mut self.points[..self.count as usize] {
             p.anchor_a = rotate(xfa.q, p.anchor_a + origin);
             p.anchor_b = p.anchor_a + (xfa.p - xfb.p);
         }
-        self
     }
 }
 
@@ -252,13 +258,9 @@ fn collide_circles<S: SimScalar>(
     let ca = pa + normal * a.radius;
     let cb = pb - normal * b.radius;
     m.normal = normal;
-    m.push(ManifoldPoint {
-        anchor_a: ca.lerp(cb, k.half),
-        separation,
-        id: 0,
-        ..ManifoldPoint::default()
-    });
-    m.finish(xfa, xfb, Vec2::ZERO)
+    m.push(ca.lerp(cb, k.half), separation, 0);
+    m.finish(xfa, xfb, Vec2::ZERO);
+    m
 }
 
 /// A (rounded) polygon or capsule `a` against a circle `b`.
@@ -301,7 +303,7 @@ fn collide_polygon_circle<S: SimScalar>(
         None
     };
     let half = k.half;
-    let point = match vertex {
+    let (anchor, sep) = match vertex {
         Some(v) => {
             let d = c - v;
             let normal = d.normalize_wide();
@@ -312,28 +314,19 @@ fn collide_polygon_circle<S: SimScalar>(
             let ca = v + normal * ra;
             let cb = c - normal * rb;
             m.normal = normal;
-            ManifoldPoint {
-                anchor_a: ca.lerp(cb, half),
-                separation: sep - radius,
-                id: 0,
-                ..ManifoldPoint::default()
-            }
+            (ca.lerp(cb, half), sep - radius)
         }
         None => {
             let normal = a.normals[index];
             let ca = c + normal * (ra - dot(c - v1, normal));
             let cb = c - normal * rb;
             m.normal = normal;
-            ManifoldPoint {
-                anchor_a: ca.lerp(cb, half),
-                separation: separation - radius,
-                id: 0,
-                ..ManifoldPoint::default()
-            }
+            (ca.lerp(cb, half), separation - radius)
         }
     };
-    m.push(point);
-    m.finish(xfa, xfb, Vec2::ZERO)
+    m.push(anchor, sep, 0);
+    m.finish(xfa, xfb, Vec2::ZERO);
+    m
 }
 
 /// The largest separation of `b`'s vertices along one of `a`'s normals,
@@ -464,10 +457,11 @@ fn collide_boxes<S: SimScalar>(
         vb: &vb,
         nb: &nb,
         rb: pb.radius,
+        q: xfa.q,
+        origin,
+        shift: xfa.p - xfb.p,
     };
-    edges
-        .manifold(sep_a, sep_b, spec, k)
-        .map_or_else(Manifold::default, |m| m.finish(xfa, xfb, origin))
+    edges.manifold(sep_a, sep_b, spec, k)
 }
 
 /// [`max_separation`] of two boxes: along normal `n[i]` from `start[i]`,
@@ -607,15 +601,22 @@ fn collide_polygons<S: SimScalar>(
         vb: &b.vertices[..b.count as usize],
         nb: &b.normals[..b.count as usize],
         rb: b.radius,
+        q: xfa.q,
+        origin,
+        shift: xfa.p - xfb.p,
     };
-    edges
-        .manifold(sep_a, sep_b, spec, k)
-        .map_or_else(Manifold::default, |m| m.finish(xfa, xfb, origin))
+    edges.manifold(sep_a, sep_b, spec, k)
 }
 
 /// Two polygons in one frame (A's, shifted to its vertex 0), with their
-/// radii: what remains of the polygon–polygon routine once the separating
-/// axes are known.
+/// radii and the way back to world orientation: what remains of the
+/// polygon–polygon routine once the separating axes are known.
+///
+/// The manifold is returned as one value made at the end, its points
+/// already turned to world ([`Manifold::finish`]'s arithmetic): built in
+/// the caller's return slot, never assembled field by field in a local
+/// and then copied out whole (a wide load of narrow stores just made
+/// stalls the store buffer: measured, a few percent of the step).
 struct Edges<'a, S> {
     va: &'a [Vec2<S>],
     na: &'a [Vec2<S>],
@@ -623,6 +624,12 @@ struct Edges<'a, S> {
     vb: &'a [Vec2<S>],
     nb: &'a [Vec2<S>],
     rb: S,
+    /// A's rotation.
+    q: Rot<S>,
+    /// A's vertex 0 (the frame's origin) in A's frame.
+    origin: Vec2<S>,
+    /// `xfa.p − xfb.p`: from an anchor on A to the same point on B.
+    shift: Vec2<S>,
 }
 
 /// The edge of the polygon with `normals` most against `dir` (the first
@@ -643,19 +650,19 @@ fn min_dot_edge<S: SimScalar>(normals: &[Vec2<S>], dir: Vec2<S>) -> usize {
 impl<S: SimScalar> Edges<'_, S> {
     /// The manifold from A's best axis `(edge_a, sep_a)` and B's: empty
     /// when either separates the polygons by more than `spec`; else the
-    /// closest features (two edges clipped, or two vertices). `None` is
-    /// the empty manifold, returned as it is (not turned to world).
+    /// closest features (two edges clipped, or two vertices), in world
+    /// orientation.
     fn manifold(
         &self,
         (edge_a, sep_a): (usize, S),
         (edge_b, sep_b): (usize, S),
         spec: S,
         k: &NarrowConsts<S>,
-    ) -> Option<Manifold<S>> {
+    ) -> Manifold<S> {
         let (va, vb) = (self.va, self.vb);
         let radius = self.ra + self.rb;
         if (sep_a - radius).gt(spec) || (sep_b - radius).gt(spec) {
-            return None;
+            return Manifold::default();
         }
         let flip = sep_b.gt(sep_a + k.slop_tenth);
         let (edge_a, edge_b) = if flip {
@@ -673,27 +680,34 @@ impl<S: SimScalar> Edges<'_, S> {
             if let (Some(e1), Some(e2), distance) = segment_ends(v11, v12, v21, v22) {
                 // Vertex against vertex: the normal joins them.
                 if (distance - radius).gt(spec) {
-                    return None;
+                    return Manifold::default();
                 }
                 let (ia, va) = if e1 { (i12, v12) } else { (i11, v11) };
                 let (ib, vb) = if e2 { (i22, v22) } else { (i21, v21) };
                 let normal = (vb - va).normalize_wide();
                 let c1 = va + normal * self.ra;
                 let c2 = vb - normal * self.rb;
-                let mut m = Manifold {
-                    normal,
-                    ..Manifold::default()
+                let point = self.point(c1.lerp(c2, k.half), distance - radius, id(ia, ib));
+                return Manifold {
+                    normal: rotate(self.q, normal),
+                    count: 1,
+                    points: [point, ManifoldPoint::default()],
                 };
-                m.push(ManifoldPoint {
-                    anchor_a: c1.lerp(c2, k.half),
-                    separation: distance - radius,
-                    id: id(ia, ib),
-                    ..ManifoldPoint::default()
-                });
-                return Some(m);
             }
         }
-        Some(self.clip(edge_a, edge_b, flip, spec, k))
+        self.clip(edge_a, edge_b, flip, spec, k)
+    }
+
+    /// A point from its anchor in this frame: [`Manifold::finish`] for one.
+    #[inline(always)]
+    fn point(&self, anchor: Vec2<S>, separation: S, id: u16) -> ManifoldPoint<S> {
+        let anchor_a = rotate(self.q, anchor + self.origin);
+        ManifoldPoint {
+            anchor_a,
+            anchor_b: anchor_a + self.shift,
+            separation,
+            id,
+        }
     }
 
     /// Clips the incident edge against the reference edge's side planes
@@ -742,29 +756,37 @@ impl<S: SimScalar> Edges<'_, S> {
         let v_lower = v_lower + normal * (half * (r1 - r2 - sep_lower));
         let v_upper = v_upper + normal * (half * (r1 - r2 - sep_upper));
         let radius = r1 + r2;
-        let mut m = Manifold::default();
-        let mut add = |anchor, sep: S, id| {
-            if !(sep - radius).gt(spec) {
-                m.push(ManifoldPoint {
-                    anchor_a: anchor,
-                    separation: sep - radius,
-                    id,
-                    ..ManifoldPoint::default()
-                });
-            }
-        };
-        if flip {
+        // In order: the points as Box2D adds them, each kept when within
+        // `spec`.
+        let (first, second, normal) = if flip {
             // Anchors are in A's frame (`a` is the incident polygon here), the
             // points lie midway, so they serve as A's anchors unchanged.
-            add(v_upper, sep_upper, id(i21, i12));
-            add(v_lower, sep_lower, id(i22, i11));
-            m.normal = -normal;
+            (
+                (v_upper, sep_upper, id(i21, i12)),
+                (v_lower, sep_lower, id(i22, i11)),
+                -normal,
+            )
         } else {
-            add(v_lower, sep_lower, id(i11, i22));
-            add(v_upper, sep_upper, id(i12, i21));
-            m.normal = normal;
+            (
+                (v_lower, sep_lower, id(i11, i22)),
+                (v_upper, sep_upper, id(i12, i21)),
+                normal,
+            )
+        };
+        let keep = |(_, sep, _): (Vec2<S>, S, u16)| !(sep - radius).gt(spec);
+        let point = |(anchor, sep, id): (Vec2<S>, S, u16)| self.point(anchor, sep - radius, id);
+        let none = ManifoldPoint::default();
+        let (count, points) = match (keep(first), keep(second)) {
+            (true, true) => (2, [point(first), point(second)]),
+            (true, false) => (1, [point(first), none]),
+            (false, true) => (1, [point(second), none]),
+            (false, false) => (0, [none, none]),
+        };
+        Manifold {
+            normal: rotate(self.q, normal),
+            count,
+            points,
         }
-        m
     }
 }
 
