@@ -436,18 +436,18 @@ fn collide_boxes<S: SimScalar>(
     let na: [Vec2<S>; 4] = std::array::from_fn(|i| pa.normals[i]);
     let va: [Vec2<S>; 4] = std::array::from_fn(|i| pa.vertices[i] - origin);
     let vb: [Vec2<S>; 4] = std::array::from_fn(|i| apply(xf.q, pb.vertices[i], xf.p));
-    let nb: [Vec2<S>; 4] = std::array::from_fn(|i| rotate(xf.q, pb.normals[i]));
-    // B's edge most against A's normal 0: B's normals 2 and 3 are 0 and 1
-    // negated.
-    let (p, q) = (dot(na[0], nb[0]), dot(na[0], nb[1]));
-    let mut j = 0;
-    let mut min = p;
-    for (i, d) in [q, -p, -q].into_iter().enumerate() {
-        if d.lt(min) {
-            min = d;
-            j = i + 1;
-        }
-    }
+    let nb: [Vec2<S>; 4] = if cast::<_, Vec2<Fpx16_16>>(&origin).is_some() {
+        // Q16.16's rotation rounds symmetrically in sign: B's normals 1..3
+        // turned are exactly normal 0 turned, then turned by quarter turns.
+        let n0 = rotate(xf.q, pb.normals[0]);
+        let n1 = left_perp(n0);
+        [n0, n1, -n0, -n1]
+    } else {
+        // Binary32 turns each (the same values, but a zero's sign may
+        // differ).
+        std::array::from_fn(|i| rotate(xf.q, pb.normals[i]))
+    };
+    let j = min_dot_edge(&nb, na[0], true);
     let sep_a = box_separation(&na, &va, &vb, j);
     let sep_b = box_separation(&nb, &vb, &va, (4 - j) & 3);
     let edges = Edges {
@@ -460,6 +460,7 @@ fn collide_boxes<S: SimScalar>(
         q: xfa.q,
         origin,
         shift: xfa.p - xfb.p,
+        boxes: true,
     };
     edges.manifold(sep_a, sep_b, spec, k)
 }
@@ -489,7 +490,10 @@ fn box_separation<S: SimScalar>(
     for i in 0..4 {
         let e = (first + i) & 3;
         let (n, v1) = (n[i], start[i]);
-        let si = n.dot(w[e] - v1).min(n.dot(w[(e + 1) & 3] - v1));
+        // The smaller by a comparison, not the IEEE minimum: they differ
+        // only in a zero's sign, and the separations are only compared.
+        let (d1, d2) = (n.dot(w[e] - v1), n.dot(w[(e + 1) & 3] - v1));
+        let si = if d2.lt(d1) { d2 } else { d1 };
         if si.gt(max) {
             max = si;
             best = i;
@@ -604,6 +608,7 @@ fn collide_polygons<S: SimScalar>(
         q: xfa.q,
         origin,
         shift: xfa.p - xfb.p,
+        boxes: false,
     };
     edges.manifold(sep_a, sep_b, spec, k)
 }
@@ -630,12 +635,28 @@ struct Edges<'a, S> {
     origin: Vec2<S>,
     /// `xfa.p − xfb.p`: from an anchor on A to the same point on B.
     shift: Vec2<S>,
+    /// Both polygons are boxes ([`is_box`]).
+    boxes: bool,
 }
 
 /// The edge of the polygon with `normals` most against `dir` (the first
-/// on a tie): the incident edge.
-fn min_dot_edge<S: SimScalar>(normals: &[Vec2<S>], dir: Vec2<S>) -> usize {
+/// on a tie): the incident edge. A box's normals 2 and 3 are exactly 0
+/// and 1 negated, and so are their dot products with `dir` (each backend
+/// rounds to nearest, ties to even, symmetric in sign), so a box takes two
+/// dot products.
+fn min_dot_edge<S: SimScalar>(normals: &[Vec2<S>], dir: Vec2<S>, boxed: bool) -> usize {
     let mut best = 0;
+    if boxed {
+        let (p, q) = (dot(dir, normals[0]), dot(dir, normals[1]));
+        let mut min = p;
+        for (i, d) in [q, -p, -q].into_iter().enumerate() {
+            if d.lt(min) {
+                min = d;
+                best = i + 1;
+            }
+        }
+        return best;
+    }
     let mut min = S::from_i32(32767);
     for (i, n) in normals.iter().enumerate() {
         let d = dot(dir, *n);
@@ -666,9 +687,9 @@ impl<S: SimScalar> Edges<'_, S> {
         }
         let flip = sep_b.gt(sep_a + k.slop_tenth);
         let (edge_a, edge_b) = if flip {
-            (min_dot_edge(self.na, self.nb[edge_b]), edge_b)
+            (min_dot_edge(self.na, self.nb[edge_b], self.boxes), edge_b)
         } else {
-            (edge_a, min_dot_edge(self.nb, self.na[edge_a]))
+            (edge_a, min_dot_edge(self.nb, self.na[edge_a], self.boxes))
         };
         let next = |i: usize, n: usize| if i + 1 < n { i + 1 } else { 0 };
         let separation = sep_a.max(sep_b);
