@@ -68,7 +68,7 @@ impl<S: SimScalar> Manifold<S> {
     fn finish(&mut self, xfa: Transform<S>, xfb: Transform<S>, origin: Vec2<S>) {
         self.normal = rotate(xfa.q, self.normal);
         for p in &mut self.points[..self.count as usize] {
-            p.anchor_a = rotate(xfa.q, p.anchor_a + origin);
+            p.anchor_a = rotate_sum(xfa.q, p.anchor_a, origin);
             p.anchor_b = p.anchor_a + (xfa.p - xfb.p);
         }
     }
@@ -194,6 +194,59 @@ fn dot<S: SimScalar>(a: Vec2<S>, b: Vec2<S>) -> S {
         return d;
     }
     a.dot(b)
+}
+
+/// `(a − b)·n` for a unit `n` (Q16.16: the differences exact in `i64`,
+/// below 2^32, so the sum stays below 2^49).
+#[inline(always)]
+fn dot_diff<S: SimScalar>(a: Vec2<S>, b: Vec2<S>, n: Vec2<S>) -> S {
+    if let (Some(a), Some(b), Some(n)) = (
+        cast::<_, Vec2<Fpx16_16>>(&a),
+        cast::<_, Vec2<Fpx16_16>>(&b),
+        cast::<_, Vec2<Fpx16_16>>(&n),
+    ) && let Some(d) = cast(&settle(
+        (raw(a.x) - raw(b.x)) * raw(n.x) + (raw(a.y) - raw(b.y)) * raw(n.y),
+    )) {
+        return d;
+    }
+    dot(a - b, n)
+}
+
+/// `q·(a + b)` for a unit rotation (Q16.16: the sum exact in `i64`).
+#[inline(always)]
+fn rotate_sum<S: SimScalar>(q: Rot<S>, a: Vec2<S>, b: Vec2<S>) -> Vec2<S> {
+    if let (Some(q), Some(a), Some(b)) = (
+        cast::<_, Rot<Fpx16_16>>(&q),
+        cast::<_, Vec2<Fpx16_16>>(&a),
+        cast::<_, Vec2<Fpx16_16>>(&b),
+    ) {
+        let (c, s) = (raw(q.c), raw(q.s));
+        let (x, y) = (raw(a.x) + raw(b.x), raw(a.y) + raw(b.y));
+        if let Some(w) = cast(&Vec2::new(settle(c * x - s * y), settle(s * x + c * y))) {
+            return w;
+        }
+    }
+    rotate(q, a + b)
+}
+
+/// `v + n·h` for a unit `n` (Q16.16: one rounding per component, the
+/// product below 2^47).
+#[inline(always)]
+fn add_along<S: SimScalar>(v: Vec2<S>, n: Vec2<S>, h: S) -> Vec2<S> {
+    if let (Some(v), Some(n), Some(h)) = (
+        cast::<_, Vec2<Fpx16_16>>(&v),
+        cast::<_, Vec2<Fpx16_16>>(&n),
+        cast::<_, Fpx16_16>(&h),
+    ) {
+        let h = raw(h);
+        if let Some(w) = cast(&Vec2::new(
+            settle((raw(v.x) << 16) + raw(n.x) * h),
+            settle((raw(v.y) << 16) + raw(n.y) * h),
+        )) {
+            return w;
+        }
+    }
+    v + n * h
 }
 
 fn id(a: usize, b: usize) -> u16 {
@@ -722,7 +775,7 @@ impl<S: SimScalar> Edges<'_, S> {
     /// A point from its anchor in this frame: [`Manifold::finish`] for one.
     #[inline(always)]
     fn point(&self, anchor: Vec2<S>, separation: S, id: u16) -> ManifoldPoint<S> {
-        let anchor_a = rotate(self.q, anchor + self.origin);
+        let anchor_a = rotate_sum(self.q, anchor, self.origin);
         ManifoldPoint {
             anchor_a,
             anchor_b: anchor_a + self.shift,
@@ -755,10 +808,10 @@ impl<S: SimScalar> Edges<'_, S> {
         let (v21, v22) = (v2[i21], v2[i22]);
         let tangent = left_perp(normal);
         let lower1 = S::ZERO;
-        let upper1 = dot(v12 - v11, tangent);
+        let upper1 = dot_diff(v12, v11, tangent);
         // The incident edge runs against the tangent (both counter-clockwise).
-        let upper2 = dot(v21 - v11, tangent);
-        let lower2 = dot(v22 - v11, tangent);
+        let upper2 = dot_diff(v21, v11, tangent);
+        let lower2 = dot_diff(v22, v11, tangent);
         let eps = k.eps;
         let span = upper2 - lower2;
         let v_lower = if lower2.lt(lower1) && span.gt(eps) {
@@ -771,11 +824,11 @@ impl<S: SimScalar> Edges<'_, S> {
         } else {
             v21
         };
-        let sep_lower = dot(v_lower - v11, normal);
-        let sep_upper = dot(v_upper - v11, normal);
+        let sep_lower = dot_diff(v_lower, v11, normal);
+        let sep_upper = dot_diff(v_upper, v11, normal);
         let half = k.half;
-        let v_lower = v_lower + normal * (half * (r1 - r2 - sep_lower));
-        let v_upper = v_upper + normal * (half * (r1 - r2 - sep_upper));
+        let v_lower = add_along(v_lower, normal, half * (r1 - r2 - sep_lower));
+        let v_upper = add_along(v_upper, normal, half * (r1 - r2 - sep_upper));
         let radius = r1 + r2;
         // In order: the points as Box2D adds them, each kept when within
         // `spec`.
