@@ -5,6 +5,12 @@
 //! feature id — the pair of vertex/edge indices that made it — stable from
 //! step to step while the same features touch, which is what warm starting
 //! matches on.
+//!
+//! Two boxes (the common case) take [`collide_boxes`]: the polygon
+//! routine's manifold, bit for bit, with two vertex projections per axis
+//! instead of four. On Q16.16 every transform and projection here is one
+//! exact `i64` sum of raw products rounded once per component; binary32
+//! keeps the operators' expressions.
 
 use std::any::Any;
 
