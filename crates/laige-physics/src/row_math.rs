@@ -201,7 +201,6 @@ impl RowMath for Fp32Pinned {
         }
     }
 
-
     #[inline(always)]
     fn apply_row(
         v: &mut RowVel<Self>,
@@ -358,10 +357,7 @@ impl RowMath for Fpx16_16 {
         // one rounding for the sum.
         let base = (w(m.ma) + w(m.mb)) << 16;
         let k = |(a, b): (Self, Self), ra: Self, rb: Self| {
-            settle(
-                base.wrapping_add(w(a) * w(ra))
-                    .wrapping_add(w(b) * w(rb)),
-            )
+            settle(base.wrapping_add(w(a) * w(ra)).wrapping_add(w(b) * w(rb)))
         };
         let dx = w(rb.x) - w(ra.x);
         let dy = w(rb.y) - w(ra.y);
@@ -382,7 +378,6 @@ impl RowMath for Fpx16_16 {
             },
         }
     }
-
 
     #[inline(always)]
     fn apply_row(

@@ -8,7 +8,7 @@ use laige_core::{BinaryAngle, Fpx16_16 as F, Vec2};
 use laige_physics::{BodyDef, Collider, Physics, PhysicsConfig, Shape, spawn_body, spawn_revolute};
 use laige_sim::World;
 
-const KNOWN_HASH: u64 = 0x498c_bcef_27ef_96ab;
+const KNOWN_HASH: u64 = 0xc632_0ab6_6104_7949;
 
 fn v(x: i32, y: i32) -> Vec2<F> {
     Vec2::new(F::from_i32(x), F::from_i32(y))
