@@ -485,13 +485,7 @@ fn collide_boxes<S: SimScalar>(
     spec: S,
     k: &NarrowConsts<S>,
 ) -> Manifold<S> {
-    // The frame of `collide_polygons`: A's vertex 0 is the origin.
-    let origin = pa.vertices[0];
-    let sfa = Transform {
-        p: apply(xfa.q, origin, xfa.p),
-        q: xfa.q,
-    };
-    let xf = inv_mul(sfa, xfb);
+    let (origin, xf) = shifted_frame(pa, xfa, xfb);
     let na: [Vec2<S>; 4] = std::array::from_fn(|i| pa.normals[i]);
     let va: [Vec2<S>; 4] = std::array::from_fn(|i| pa.vertices[i] - origin);
     let vb: [Vec2<S>; 4] = std::array::from_fn(|i| apply(xf.q, pb.vertices[i], xf.p));
@@ -630,6 +624,22 @@ fn segment_ends<S: SimScalar>(
     (end(t1, l1), end(t2, l2), c1.distance_wide(c2))
 }
 
+/// The frame two polygons are collided in: A shifted so its vertex 0 is
+/// the origin (small numbers, less round-off). Returns that vertex and
+/// B's transform into the frame.
+fn shifted_frame<S: SimScalar>(
+    pa: &Shape<S>,
+    xfa: Transform<S>,
+    xfb: Transform<S>,
+) -> (Vec2<S>, Transform<S>) {
+    let origin = pa.vertices[0];
+    let sfa = Transform {
+        p: apply(xfa.q, origin, xfa.p),
+        q: xfa.q,
+    };
+    (origin, inv_mul(sfa, xfb))
+}
+
 fn collide_polygons<S: SimScalar>(
     pa: &Shape<S>,
     xfa: Transform<S>,
@@ -638,14 +648,7 @@ fn collide_polygons<S: SimScalar>(
     spec: S,
     k: &NarrowConsts<S>,
 ) -> Manifold<S> {
-    // A shifted so its vertex 0 is the origin, B in that frame: small
-    // numbers, less round-off.
-    let origin = pa.vertices[0];
-    let sfa = Transform {
-        p: apply(xfa.q, origin, xfa.p),
-        q: xfa.q,
-    };
-    let xf = inv_mul(sfa, xfb);
+    let (origin, xf) = shifted_frame(pa, xfa, xfb);
     let mut a = *pa;
     for v in &mut a.vertices[..a.count as usize] {
         *v -= origin;

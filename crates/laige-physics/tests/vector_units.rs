@@ -8,15 +8,15 @@
 //! and friction, a pendulum, a sensor, and a dynamic plank carrying more
 //! than 64 circles, so its contacts overflow the 64 colours.
 
-use laige_core::{BinaryAngle, Fp32Pinned, Fpx16_16, SimScalar, Vec2, VectorUnit};
+use laige_core::{Fp32Pinned, Fpx16_16, SimScalar, Vec2, VectorUnit};
 use laige_physics::{
     BodyDef, Collider, Physics, PhysicsConfig, RigidBody, Shape, spawn_body, spawn_revolute,
 };
 use laige_sim::{StateHash, World};
 
-fn v<S: SimScalar>(x: i32, y: i32) -> Vec2<S> {
-    Vec2::new(S::from_i32(x), S::from_i32(y))
-}
+#[path = "support/scenes.rs"]
+mod scenes;
+use scenes::{mixed_bodies, v};
 
 fn scene<S: SimScalar + StateHash>() -> World {
     let mut world = World::default();
@@ -27,35 +27,8 @@ fn scene<S: SimScalar + StateHash>() -> World {
         &[Collider::new(Shape::rect(S::from_i32(30), S::ONE).unwrap())],
     )
     .unwrap();
+    mixed_bodies::<S>(&mut world, -40);
     let half = S::from_ratio(1, 2);
-    for i in 0..40 {
-        let shape = match i % 4 {
-            0 => Shape::rect(half, S::from_ratio(1, 3)).unwrap(),
-            1 => Shape::circle(S::from_ratio(2, 5)).unwrap(),
-            2 => Shape::capsule(
-                Vec2::new(-half, S::ZERO),
-                Vec2::new(half, S::ZERO),
-                S::from_ratio(1, 5),
-            )
-            .unwrap(),
-            _ => Shape::polygon(&[
-                v(0, -1) * half,
-                v(1, 0) * half,
-                v(0, 1) * half,
-                v(-1, 0) * half,
-            ])
-            .unwrap(),
-        };
-        let mut def = BodyDef::dynamic(Vec2::new(
-            S::from_ratio(i % 8 * 3 - 40, 2),
-            S::from_i32(1 + i / 8 * 2),
-        ));
-        def.angle = BinaryAngle::from_bits(0x0931_0000u32.wrapping_mul(i as u32));
-        let c = Collider::new(shape)
-            .restitution(S::from_ratio(i % 3, 5))
-            .friction(S::from_ratio(1 + i % 4, 4));
-        spawn_body(&mut world, &def, &[c]).unwrap();
-    }
     let bob = spawn_body(
         &mut world,
         &BodyDef::dynamic(v(-27, 6)),
