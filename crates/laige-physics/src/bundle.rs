@@ -410,3 +410,107 @@ fn centre_offset<S: SimScalar>(e: &BodyEntry<S>) -> Vec2<S> {
 fn inv_or_zero<S: SimScalar>(k: S) -> S {
     if k.gt(S::ZERO) { S::ONE / k } else { S::ZERO }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use laige_core::{Fpx16_16 as F, Vec2};
+    use laige_sim::World;
+
+    use super::LANES;
+    use crate::{BodyDef, Collider, Physics, PhysicsConfig, PhysicsScratch, Shape, spawn_body};
+
+    fn at(x: i32, y: i32) -> Vec2<F> {
+        Vec2::new(F::from_ratio(x, 100), F::from_ratio(y, 100))
+    }
+
+    /// A ground, a ten-row pyramid, and a plank carrying 80 circles (more
+    /// contacts on one dynamic body than there are colours).
+    fn scene() -> World {
+        let mut world = World::default();
+        Physics::install(&mut world, PhysicsConfig::<F>::default(), 0).unwrap();
+        let ground = Collider::new(Shape::rect(F::from_i32(30), F::ONE).unwrap());
+        spawn_body(&mut world, &BodyDef::fixed(at(0, -100)), &[ground]).unwrap();
+        let half = F::from_ratio(1, 2);
+        for row in 0..10 {
+            for i in row..10 {
+                let x = (row + 1) * 50 + (i - row) * 100 - 2000;
+                let def = BodyDef::dynamic(at(x, (2 * row + 1) * 50));
+                spawn_body(
+                    &mut world,
+                    &def,
+                    &[Collider::new(Shape::rect(half, half).unwrap())],
+                )
+                .unwrap();
+            }
+        }
+        let plank = Collider::new(Shape::rect(F::from_i32(10), F::from_ratio(1, 4)).unwrap())
+            .density(F::from_ratio(1, 4));
+        spawn_body(&mut world, &BodyDef::dynamic(at(1000, 25)), &[plank]).unwrap();
+        for i in 0..80 {
+            let ball = Collider::new(Shape::circle(F::from_ratio(12, 100)).unwrap())
+                .density(F::from_i32(4));
+            spawn_body(&mut world, &BodyDef::dynamic(at(i * 25 + 13, 45)), &[ball]).unwrap();
+        }
+        world
+    }
+
+    #[test]
+    fn every_touching_contact_is_in_one_lane_and_no_bundle_shares_a_dynamic_body() {
+        let mut world = scene();
+        let schedule = world.schedule_systems();
+        let mut overflowed = false;
+        for _ in 0..30 {
+            world.run_systems(&schedule).unwrap();
+            let state = Physics::state::<F>(&world).unwrap();
+            let scratch = world.resource::<PhysicsScratch<F>>().unwrap();
+            let spare = (scratch.solver.len() - 1) as u32;
+            let mut seen = BTreeSet::new();
+            for k in &scratch.bundle.bundles {
+                let mut moving = BTreeSet::new();
+                for l in 0..LANES {
+                    if k.contact[l] == u32::MAX {
+                        assert_eq!((k.wa[l], k.wb[l], k.count[l]), (spare, spare, 0));
+                        continue;
+                    }
+                    assert!(seen.insert(k.contact[l]), "contact {} twice", k.contact[l]);
+                    assert!(k.count[l] <= k.points_used);
+                    for w in [k.wa[l], k.wb[l]] {
+                        if w != spare {
+                            assert!(moving.insert(w), "body {w} twice in one bundle");
+                        }
+                    }
+                }
+                assert!(!moving.is_empty());
+            }
+            // Exactly the contacts the solver must see.
+            let want: BTreeSet<u32> = state
+                .contacts
+                .iter()
+                .zip(&scratch.contact_bodies)
+                .enumerate()
+                .filter(|(_, (c, (a, b)))| {
+                    c.touching
+                        && !c.sensor
+                        && c.count > 0
+                        && (scratch.solver[*a as usize].dynamic
+                            || scratch.solver[*b as usize].dynamic)
+                })
+                .map(|(i, _)| i as u32)
+                .collect();
+            assert_eq!(seen, want);
+            // The plank (the last body but the 80 circles) in more than
+            // 64 contacts: some of them overflowed.
+            let plank = (scratch.bodies.len() - 81) as u32;
+            let on_plank = scratch
+                .contact_bodies
+                .iter()
+                .enumerate()
+                .filter(|&(i, &(a, b))| seen.contains(&(i as u32)) && (a == plank || b == plank))
+                .count();
+            overflowed |= on_plank > 64;
+        }
+        assert!(overflowed, "the plank never carried more than 64 contacts");
+    }
+}
