@@ -3,6 +3,9 @@
 //! positions, relax without bias; then restitution, then the impulses go
 //! back to the contact cache for the next step's warm start. The
 //! iteration count is fixed (one solve and one relax per substep).
+//!
+//! The contacts are solved as coloured bundles of four (`bundle.rs`,
+//! `contact_rows.rs`); the joints one at a time before them.
 
 use std::any::Any;
 
@@ -98,7 +101,9 @@ impl<S: SimScalar> Softness<S> {
 /// The rows' arithmetic is each backend's [`RowMath`], chosen here by
 /// type (`SimScalar` is sealed to the two backends; the type test is
 /// decided at compile time, so each backend's step calls its rows
-/// directly).
+/// directly). The solver is built for each vector unit and runs on the
+/// widest the CPU has, up to the backend's [`RowMath::WIDEST_USEFUL`]:
+/// every unit computes the same bits.
 pub(crate) fn solve<S: SimScalar>(
     state: &mut PhysicsState<S>,
     scratch: &mut PhysicsScratch<S>,
