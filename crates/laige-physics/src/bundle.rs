@@ -15,7 +15,6 @@
 
 use laige_core::{SimScalar, Vec2};
 
-use crate::rot::cross_sv;
 use crate::row_math::{RowMass, RowMath};
 use crate::solver::{Softness, SolverBody};
 use crate::state::{Contact, PhysicsState};
@@ -382,7 +381,7 @@ fn fill_lane<S: RowMath>(
         p.tangent_impulse[lane] = cp.tangent_impulse;
         p.max_normal_impulse[lane] = S::ZERO;
         p.relative_velocity[lane] = if bounces {
-            normal.dot(sb.v + cross_sv(sb.w, rb) - sa.v - cross_sv(sa.w, ra))
+            normal.dot(SolverBody::relative_velocity(sa, sb, ra, rb))
         } else {
             S::ZERO
         };

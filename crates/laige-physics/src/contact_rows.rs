@@ -11,7 +11,7 @@
 use laige_core::{SimScalar, Vec2};
 
 use crate::bundle::{Bundle, LANES, Lanes};
-use crate::rot::{Rot, cross, cross_sv, right_perp};
+use crate::rot::{Rot, cross, right_perp};
 use crate::row_math::{RowArms, RowMath, RowVel};
 use crate::solver::SolverBody;
 use crate::state::PhysicsState;
@@ -449,7 +449,7 @@ pub(crate) fn restitution<S: SimScalar>(
                 }
                 let (ra, rb) = (Vec2::new(p.rax[l], p.ray[l]), Vec2::new(p.rbx[l], p.rby[l]));
                 let (a, b) = (&bodies[a as usize], &bodies[b as usize]);
-                let dv = b.v + cross_sv(b.w, rb) - a.v - cross_sv(a.w, ra);
+                let dv = SolverBody::relative_velocity(a, b, ra, rb);
                 let vn = dv.dot(n);
                 let impulse = -p.normal_mass[l] * (vn + e * closing);
                 let old = p.normal_impulse[l];

@@ -11,7 +11,7 @@ use crate::body::{BodyKind, RigidBody};
 use crate::error::{invalid, out_of_range};
 use crate::events::BODY_INVALID;
 use crate::limits::MAX_SHAPE_EXTENT;
-use crate::rot::{cross, cross_sv, left_perp};
+use crate::rot::{cross, left_perp};
 use crate::solver::{Softness, SolverBody};
 
 /// What a [`Joint`] keeps.
@@ -258,7 +258,7 @@ impl<S: SimScalar> JointEntry<S> {
         let (ra, rb, sep) = self.anchors(bodies);
         let (a, b) = (&bodies[self.a as usize], &bodies[self.b as usize]);
         let (ma, ia, mb, ib) = (a.inv_mass, a.inv_i, b.inv_mass, b.inv_i);
-        let vr = b.v + cross_sv(b.w, rb) - a.v - cross_sv(a.w, ra);
+        let vr = SolverBody::relative_velocity(a, b, ra, rb);
         let (scale, impulse_scale, bias_rate) = if use_bias {
             (soft.mass_scale, soft.impulse_scale, soft.bias_rate)
         } else {

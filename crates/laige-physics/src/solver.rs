@@ -15,7 +15,7 @@ use crate::body::BodyKind;
 use crate::bundle::{self, ContactSoftness};
 use crate::contact_rows::{self, BIASED, FIRST, LaneOrder, RELAX};
 use crate::limits::MAX_SPEED;
-use crate::rot::Rot;
+use crate::rot::{Rot, cross_sv};
 use crate::row_math::RowMath;
 use crate::state::PhysicsState;
 use crate::step::PhysicsScratch;
@@ -46,6 +46,13 @@ pub(crate) struct SolverBody<S> {
 }
 
 impl<S: SimScalar> SolverBody<S> {
+    /// How fast the point at arm `rb` of `b` moves relative to the point at
+    /// arm `ra` of `a` (arms from the centres of mass).
+    #[inline]
+    pub(crate) fn relative_velocity(a: &Self, b: &Self, ra: Vec2<S>, rb: Vec2<S>) -> Vec2<S> {
+        b.v + cross_sv(b.w, rb) - a.v - cross_sv(a.w, ra)
+    }
+
     /// A body that neither moves nor takes impulses (a fixed one's entry).
     fn at_rest() -> Self {
         Self {
